@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# efq: top-level entry points.  `make help` lists them.
+#
+# Every target that needs a Debian package runs scripts/setup first (fast when
+# everything is installed), so a fresh Debian 12 machine needs no manual step.
+# Build products go to build/ (git-ignored):
+#   build/test         CMake, Debug -O1, ASan+UBSan: engine, shims, unit tests
+#   build/bench        CMake, Release -O2: benchmarks
+#   build/kmod         Kbuild: the kernel modules (symlinks to block/*.c)
+#   build/kernel-src   private block headers + checkpatch.pl (scripts/kernel-src)
+#   build/check        logs of the last `make check`
+
+SHELL := /bin/bash
+# Top-level steps run one after another (readable output); each step builds
+# with $(JOBS) jobs itself.
+.NOTPARALLEL:
+JOBS ?= 2
+MAKEFLAGS += --no-print-directory
+
+TEST_DIR  := build/test
+BENCH_DIR := build/bench
+SETUP     := scripts/setup
+
+# C++ files that clang-format owns: sim/, tests/ and bench/, except the shim
+# headers in sim/include/ (kernel-style C, compiled as C by the engine) and
+# C sources (*.c).
+CXX_FILES = $(shell find sim tests bench -path sim/include -prune -o -type f \
+	\( -name '*.cc' -o -name '*.cpp' -o -name '*.hh' -o -name '*.hpp' -o -name '*.h' \) \
+	-print 2>/dev/null | LC_ALL=C sort)
+
+.PHONY: all help setup build unit test check module bench format format-check clean distclean
+
+all: build
+
+help:
+	@echo "make test          setup, build, unit tests, format-check, check (what CI runs)"
+	@echo "make setup         install the Debian packages the project needs"
+	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
+	@echo "make unit          build, then run the unit tests with ctest"
+	@echo "make check         checkpatch --strict + Kbuild module build with W=1 and sparse"
+	@echo "make module        build the kernel modules into build/kmod/"
+	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
+	@echo "make format        clang-format -i the C++ files"
+	@echo "make format-check  fail if a C++ file is not clang-formatted"
+	@echo "make clean         remove build products (keeps build/kernel-src)"
+	@echo "make distclean     remove build/ entirely"
+
+setup:
+	@$(SETUP)
+
+# --- userspace: engine + shims + unit tests --------------------------------
+build: setup
+	@cmake -S . -B $(TEST_DIR) -DCMAKE_BUILD_TYPE=Debug -DEFQ_SANITIZE=ON >/dev/null
+	cmake --build $(TEST_DIR) -j$(JOBS)
+
+unit: build
+	ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS)
+
+test: setup build unit format-check check
+
+# --- kernel: style, sparse and the module build ----------------------------
+check: setup
+	@scripts/check
+
+module: setup
+	@$(MAKE) --no-print-directory -C kernel -j$(JOBS)
+
+# --- later: run (efqsim), vmtest (qemu), patches (the series) go here ------
+
+# --- benchmarks -------------------------------------------------------------
+bench: setup
+	@cmake -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DEFQ_SANITIZE=OFF >/dev/null
+	@if [ -z "$$(ls bench/*.cc 2>/dev/null)" ]; then echo "bench: no bench/*.cc yet"; exit 0; fi; \
+	cmake --build $(BENCH_DIR) -j$(JOBS) --target efq_bench && $(BENCH_DIR)/efq_bench
+
+# --- C++ formatting ----------------------------------------------------------
+format: setup
+	@files="$(CXX_FILES)"; [ -z "$$files" ] || clang-format -i $$files
+
+format-check: setup
+	@files="$(CXX_FILES)"; \
+	if [ -z "$$files" ]; then echo "format-check: no C++ files yet"; exit 0; fi; \
+	if clang-format --dry-run --Werror $$files; then \
+		echo "format-check: PASS ($$(wc -w <<<"$$files") files)"; \
+	else \
+		echo "format-check: FAIL (run 'make format')"; exit 1; \
+	fi
+
+clean:
+	rm -rf $(TEST_DIR) $(BENCH_DIR) build/kmod build/check
+
+distclean:
+	rm -rf build
