@@ -61,7 +61,7 @@ test: setup build unit format-check check
 
 # --- kernel: style, sparse and the module build ----------------------------
 check: setup
-	@scripts/check
+	@JOBS=$(JOBS) scripts/check
 
 module: setup
 	@$(MAKE) --no-print-directory -C kernel -j$(JOBS)
