@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * efq cgroup glue: the "efq" blkcg policy.
+ *
+ * Per cgroup (blkcg_policy_data) efq keeps the settings an administrator
+ * writes: a default weight and class, and a table of per-device rules that
+ * override them.  They live with the cgroup, so they survive a scheduler
+ * switch and apply to devices that appear later.
+ *
+ * Per (cgroup, device) (blkg_policy_data) efq keeps a group.  The blkcg
+ * core creates one for every blkg of a device running an efq scheduler;
+ * the engine links a group into the device's hierarchy only when the
+ * cgroup first sends a request there, and unlinks it when the cgroup goes
+ * offline.  Requests of a dead cgroup (late writeback) go to the nearest
+ * live ancestor.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/kdev_t.h>
+#include <linux/kstrtox.h>
+#include <linux/string.h>
+#include <linux/elevator-fq.h>
+
+#include "elevator.h"
+#include "blk-cgroup.h"
+
+/**
+ * struct efq_dev_rule - a per-device weight and class of one cgroup
+ * @node: link in efq_cgroup.rules
+ * @dev: whole-disk device number
+ * @weight: weight on that device
+ * @ioprio_class: class on that device
+ */
+struct efq_dev_rule {
+	struct list_head node;
+	dev_t dev;
+	unsigned int weight;
+	unsigned short ioprio_class;
+};
+
+/**
+ * struct efq_cgroup - efq settings of one cgroup
+ * @cpd: blkcg policy data
+ * @lock: protects the fields below
+ * @weight: default weight on every device
+ * @ioprio_class: default class on every device
+ * @rules: per-device overrides, newest first
+ */
+struct efq_cgroup {
+	struct blkcg_policy_data cpd;
+	spinlock_t lock;	/* settings vs. group creation (pd_init) */
+	unsigned int weight;
+	unsigned short ioprio_class;
+	struct list_head rules;
+};
+
+/* A group as blkcg policy data; the engine only sees the group. */
+struct efq_group_pd {
+	struct blkg_policy_data pd;
+	struct efq_group group;
+};
+
+static struct blkcg_policy efq_blkcg_policy;
+
+static inline struct efq_cgroup *cpd_to_ecg(struct blkcg_policy_data *cpd)
+{
+	return cpd ? container_of(cpd, struct efq_cgroup, cpd) : NULL;
+}
+
+static inline struct efq_cgroup *blkcg_to_ecg(struct blkcg *blkcg)
+{
+	return cpd_to_ecg(blkcg_to_cpd(blkcg, &efq_blkcg_policy));
+}
+
+static inline struct efq_group *pd_to_group(struct blkg_policy_data *pd)
+{
+	return pd ? &container_of(pd, struct efq_group_pd, pd)->group : NULL;
+}
+
+static inline struct efq_group *blkg_to_group(struct blkcg_gq *blkg)
+{
+	return pd_to_group(blkg_to_pd(blkg, &efq_blkcg_policy));
+}
+
+static inline dev_t efq_blkg_dev(struct blkcg_gq *blkg)
+{
+	return blkg->q->disk ? disk_devt(blkg->q->disk) : 0;
+}
+
+/**
+ * efq_group_alloc() - allocate a zeroed group
+ * @gfp: allocation flags
+ * @node: NUMA node
+ *
+ * Return: the group, or NULL.  Free it with efq_group_free().
+ */
+struct efq_group *efq_group_alloc(gfp_t gfp, int node)
+{
+	struct efq_group_pd *gpd;
+
+	gpd = kzalloc_node(sizeof(*gpd), gfp, node);
+	return gpd ? &gpd->group : NULL;
+}
+EXPORT_SYMBOL_GPL(efq_group_alloc);
+
+/**
+ * efq_group_free() - free a group allocated by efq_group_alloc()
+ * @iog: the group, whose last reference is gone
+ */
+void efq_group_free(struct efq_group *iog)
+{
+	kfree(container_of(iog, struct efq_group_pd, group));
+}
+EXPORT_SYMBOL_GPL(efq_group_free);
+
+/* --- request to group --------------------------------------------------- */
+
+/* Link @blkg's group and every unlinked ancestor, top-down. */
+static void efq_link_chain(struct efq_data *efqd, struct blkcg_gq *blkg)
+{
+	struct efq_group *iog = blkg_to_group(blkg);
+
+	while (!iog->linked) {
+		struct blkcg_gq *top = blkg;
+		struct efq_group *parent;
+
+		/* find the highest ancestor not linked yet */
+		for (;;) {
+			parent = top->parent->parent ?
+				 blkg_to_group(top->parent) : efqd->root_group;
+			if (parent->linked || parent == efqd->root_group)
+				break;
+			top = top->parent;
+		}
+		efq_group_link(efqd, blkg_to_group(top), parent);
+	}
+}
+
+/**
+ * efq_group_of_blkg() - the group that serves requests of @blkg
+ * @efqd: the device
+ * @blkg: the blkg of the request, or NULL
+ *
+ * Flat mode, a NULL @blkg, the root blkg and blkgs without efq data map to
+ * the root group.  A dead cgroup's requests go to its nearest live
+ * ancestor.  The group is linked into the hierarchy on first use; this
+ * never allocates.
+ *
+ * Return: the group; valid while efqd->lock is held.
+ */
+struct efq_group *efq_group_of_blkg(struct efq_data *efqd,
+				    struct blkcg_gq *blkg)
+{
+	struct efq_group *iog;
+
+	lockdep_assert_held(&efqd->lock);
+	if (!efqd->hierarchical || !blkg)
+		return efqd->root_group;
+	for (; blkg && blkg->parent; blkg = blkg->parent) {
+		iog = blkg_to_group(blkg);
+		if (iog && iog->online)
+			break;
+	}
+	if (!blkg || !blkg->parent)
+		return efqd->root_group;
+	efq_link_chain(efqd, blkg);
+	return blkg_to_group(blkg);
+}
+EXPORT_SYMBOL_GPL(efq_group_of_blkg);
+
+/**
+ * efq_group_of_bio() - the group that serves @bio
+ * @efqd: the device
+ * @bio: the bio; one to be issued as root goes to the root group
+ *
+ * Return: the group.
+ */
+struct efq_group *efq_group_of_bio(struct efq_data *efqd, struct bio *bio)
+{
+	if (!bio || bio_issue_as_root_blkg(bio))
+		return efqd->root_group;
+	return efq_group_of_blkg(efqd, bio->bi_blkg);
+}
+EXPORT_SYMBOL_GPL(efq_group_of_bio);
+
+/**
+ * efq_group_of_rq() - the group that serves @rq
+ * @efqd: the device
+ * @rq: the request; one without a bio goes to the root group
+ *
+ * Return: the group.
+ */
+struct efq_group *efq_group_of_rq(struct efq_data *efqd, struct request *rq)
+{
+	return efq_group_of_bio(efqd, rq->bio);
+}
+EXPORT_SYMBOL_GPL(efq_group_of_rq);
+
+/* --- settings ----------------------------------------------------------- */
+
+static struct efq_dev_rule *efq_find_rule(struct efq_cgroup *ecg, dev_t dev)
+{
+	struct efq_dev_rule *rule;
+
+	lockdep_assert_held(&ecg->lock);
+	list_for_each_entry(rule, &ecg->rules, node)
+		if (rule->dev == dev)
+			return rule;
+	return NULL;
+}
+
+/* The weight and class a group of @ecg gets on device @dev. */
+static void efq_effective(struct efq_cgroup *ecg, dev_t dev,
+			  unsigned int *weight, unsigned short *ioclass)
+{
+	struct efq_dev_rule *rule;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ecg->lock, flags);
+	rule = efq_find_rule(ecg, dev);
+	*weight = rule ? rule->weight : ecg->weight;
+	*ioclass = rule ? rule->ioprio_class : ecg->ioprio_class;
+	spin_unlock_irqrestore(&ecg->lock, flags);
+}
+
+/*
+ * Push the settings of @blkcg to its groups on every device, or on @dev
+ * only if @dev is not 0.
+ */
+static void efq_apply(struct blkcg *blkcg, struct efq_cgroup *ecg, dev_t dev)
+{
+	struct blkcg_gq *blkg;
+
+	spin_lock_irq(&blkcg->lock);
+	hlist_for_each_entry(blkg, &blkcg->blkg_list, blkcg_node) {
+		struct efq_group *iog = blkg_to_group(blkg);
+		unsigned short ioclass;
+		unsigned int weight;
+
+		if (!iog || (dev && efq_blkg_dev(blkg) != dev))
+			continue;
+		efq_effective(ecg, efq_blkg_dev(blkg), &weight, &ioclass);
+		if (iog->entity.new_weight != weight)
+			efq_group_set_weight(iog, weight);
+		if (iog->entity.new_class != ioclass)
+			efq_group_set_ioprio_class(iog, ioclass);
+	}
+	spin_unlock_irq(&blkcg->lock);
+}
+
+static bool efq_valid_weight(unsigned int weight)
+{
+	return weight >= EFQ_WEIGHT_MIN && weight <= EFQ_WEIGHT_MAX;
+}
+
+static bool efq_valid_class(unsigned int ioclass)
+{
+	return ioclass >= IOPRIO_CLASS_RT && ioclass <= IOPRIO_CLASS_IDLE;
+}
+
+/**
+ * efq_cgroup_set_weight() - set a cgroup's default weight
+ * @blkcg: the cgroup
+ * @weight: EFQ_WEIGHT_MIN .. EFQ_WEIGHT_MAX
+ *
+ * Applies to the cgroup's groups on every device without a rule of its
+ * own, from their next (re)queue.
+ *
+ * Return: 0, -EINVAL for a weight out of range, -ENODEV if efq is not
+ * registered.
+ */
+int efq_cgroup_set_weight(struct blkcg *blkcg, unsigned int weight)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
+
+	if (!efq_valid_weight(weight)) {
+		pr_warn("efq: weight %u out of range %u..%u\n", weight,
+			EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
+	ecg->weight = weight;
+	spin_unlock_irq(&ecg->lock);
+	efq_apply(blkcg, ecg, 0);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_set_weight);
+
+/**
+ * efq_cgroup_set_ioprio_class() - set a cgroup's default class
+ * @blkcg: the cgroup
+ * @ioclass: 1 (RT), 2 (BE) or 3 (IDLE)
+ *
+ * Return: 0, -EINVAL for another class, -ENODEV if efq is not registered.
+ */
+int efq_cgroup_set_ioprio_class(struct blkcg *blkcg, unsigned int ioclass)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
+
+	if (!efq_valid_class(ioclass)) {
+		pr_warn("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
+			ioclass);
+		return -EINVAL;
+	}
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
+	ecg->ioprio_class = ioclass;
+	spin_unlock_irq(&ecg->lock);
+	efq_apply(blkcg, ecg, 0);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_set_ioprio_class);
+
+/* A per-device rule must name an existing whole disk. */
+static int efq_check_disk(dev_t dev)
+{
+	struct block_device *bdev;
+	bool part;
+
+	bdev = blkdev_get_by_dev(dev, FMODE_READ, NULL);
+	if (IS_ERR(bdev)) {
+		pr_warn("efq: no block device %u:%u\n", MAJOR(dev), MINOR(dev));
+		return -ENODEV;
+	}
+	part = bdev_is_partition(bdev);
+	blkdev_put(bdev, FMODE_READ);
+	if (part) {
+		pr_warn("efq: %u:%u is a partition, not a whole disk\n",
+			MAJOR(dev), MINOR(dev));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * efq_cgroup_set_dev_policy() - set or remove a per-device rule
+ * @blkcg: the cgroup
+ * @dev: a whole disk
+ * @weight: EFQ_WEIGHT_MIN .. EFQ_WEIGHT_MAX, or 0 to remove the rule
+ * @ioclass: 1 (RT), 2 (BE) or 3 (IDLE); required even to remove
+ *
+ * Return: 0, -EINVAL for a bad weight or class, -ENODEV if @dev is not a
+ * whole disk, -ENOMEM.
+ */
+int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
+			      unsigned int weight, unsigned int ioclass)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
+	struct efq_dev_rule *rule, *new;
+	int ret;
+
+	if (weight && !efq_valid_weight(weight)) {
+		pr_warn("efq: weight %u out of range %u..%u (0 removes)\n",
+			weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	if (!efq_valid_class(ioclass)) {
+		pr_warn("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
+			ioclass);
+		return -EINVAL;
+	}
+	if (!ecg)
+		return -ENODEV;
+	ret = efq_check_disk(dev);
+	if (ret)
+		return ret;
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+
+	spin_lock_irq(&ecg->lock);
+	rule = efq_find_rule(ecg, dev);
+	if (rule && !weight) {
+		list_del(&rule->node);
+	} else if (rule) {
+		rule->weight = weight;
+		rule->ioprio_class = ioclass;
+		rule = NULL;
+	} else if (weight) {
+		new->dev = dev;
+		new->weight = weight;
+		new->ioprio_class = ioclass;
+		list_add(&new->node, &ecg->rules);
+		new = NULL;
+	}
+	spin_unlock_irq(&ecg->lock);
+	kfree(rule);
+	kfree(new);
+	efq_apply(blkcg, ecg, dev);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_set_dev_policy);
+
+/* Split "MAJ:MIN" into a device number. */
+static int efq_parse_dev(const char *tok, dev_t *dev)
+{
+	unsigned int major, minor;
+	char buf[24];
+	char *colon;
+
+	if (strscpy(buf, tok, sizeof(buf)) < 0)
+		return -EINVAL;
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	if (kstrtouint(buf, 10, &major) || kstrtouint(colon + 1, 10, &minor))
+		return -EINVAL;
+	if (major >= (1U << (32 - MINORBITS)) || minor > MINORMASK)
+		return -EINVAL;
+	*dev = MKDEV(major, minor);
+	return 0;
+}
+
+/* Split @buf in place into at most @max whitespace-separated tokens. */
+static int efq_tokenize(char *buf, char **tok, int max)
+{
+	int n = 0;
+	char *t;
+
+	while ((t = strsep(&buf, " \t\n"))) {
+		if (!*t)
+			continue;
+		if (n == max)
+			return -EINVAL;
+		tok[n++] = t;
+	}
+	return n;
+}
+
+/**
+ * efq_cgroup_write_policy() - parse an io.efq.policy write
+ * @blkcg: the cgroup
+ * @buf: "MAJ:MIN WEIGHT CLASS"; weight 0 removes the device's rule
+ *
+ * Return: 0 or a negative errno; a malformed line is -EINVAL.
+ */
+int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf)
+{
+	unsigned int weight, ioclass;
+	char *tok[3];
+	dev_t dev;
+
+	if (efq_tokenize(buf, tok, 3) != 3 || efq_parse_dev(tok[0], &dev) ||
+	    kstrtouint(tok[1], 10, &weight) ||
+	    kstrtouint(tok[2], 10, &ioclass)) {
+		pr_warn("efq: policy must be \"MAJ:MIN WEIGHT CLASS\"\n");
+		return -EINVAL;
+	}
+	return efq_cgroup_set_dev_policy(blkcg, dev, weight, ioclass);
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_write_policy);
+
+/**
+ * efq_cgroup_write_weight() - parse an io.efq.weight write
+ * @blkcg: the cgroup
+ * @buf: "N" or "default N" (the cgroup's weight), "MAJ:MIN N" (a rule for
+ *	one disk, keeping the rule's class or the cgroup's) or
+ *	"MAJ:MIN default" (remove the disk's rule)
+ *
+ * Return: 0 or a negative errno; a malformed line is -EINVAL.
+ */
+int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
+	struct efq_dev_rule *rule;
+	unsigned int weight, ioclass;
+	char *tok[2];
+	dev_t dev;
+	int n;
+
+	n = efq_tokenize(buf, tok, 2);
+	if (n == 1 && !kstrtouint(tok[0], 10, &weight))
+		return efq_cgroup_set_weight(blkcg, weight);
+	if (n != 2)
+		goto bad;
+	if (!strcmp(tok[0], "default")) {
+		if (kstrtouint(tok[1], 10, &weight))
+			goto bad;
+		return efq_cgroup_set_weight(blkcg, weight);
+	}
+	if (efq_parse_dev(tok[0], &dev))
+		goto bad;
+	if (!strcmp(tok[1], "default"))
+		weight = 0;
+	else if (kstrtouint(tok[1], 10, &weight) || !weight)
+		goto bad;
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
+	rule = efq_find_rule(ecg, dev);
+	ioclass = rule ? rule->ioprio_class : ecg->ioprio_class;
+	spin_unlock_irq(&ecg->lock);
+	return efq_cgroup_set_dev_policy(blkcg, dev, weight, ioclass);
+bad:
+	pr_warn("efq: weight must be \"N\", \"default N\", \"MAJ:MIN N\" or \"MAJ:MIN default\"\n");
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_write_weight);
+
+/* --- blkcg policy ------------------------------------------------------- */
+
+static struct blkcg_policy_data *efq_cpd_alloc(gfp_t gfp)
+{
+	struct efq_cgroup *ecg = kzalloc(sizeof(*ecg), gfp);
+
+	if (!ecg)
+		return NULL;
+	spin_lock_init(&ecg->lock);
+	INIT_LIST_HEAD(&ecg->rules);
+	return &ecg->cpd;
+}
+
+static void efq_cpd_init(struct blkcg_policy_data *cpd)
+{
+	struct efq_cgroup *ecg = cpd_to_ecg(cpd);
+
+	ecg->weight = EFQ_WEIGHT_DEFAULT;
+	ecg->ioprio_class = IOPRIO_CLASS_BE;
+}
+
+static void efq_cpd_free(struct blkcg_policy_data *cpd)
+{
+	struct efq_cgroup *ecg = cpd_to_ecg(cpd);
+	struct efq_dev_rule *rule, *next;
+
+	list_for_each_entry_safe(rule, next, &ecg->rules, node)
+		kfree(rule);
+	kfree(ecg);
+}
+
+static struct blkg_policy_data *efq_pd_alloc(gfp_t gfp,
+					     struct request_queue *q,
+					     struct blkcg *blkcg)
+{
+	struct efq_group *iog = efq_group_alloc(gfp, q->node);
+
+	return iog ? &container_of(iog, struct efq_group_pd, group)->pd : NULL;
+}
+
+static void efq_pd_init(struct blkg_policy_data *pd)
+{
+	struct efq_group *iog = pd_to_group(pd);
+	struct blkcg_gq *blkg = pd_to_blkg(pd);
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkg->blkcg);
+	unsigned int weight = EFQ_WEIGHT_DEFAULT;
+	unsigned short ioclass = IOPRIO_CLASS_BE;
+
+	if (ecg)
+		efq_effective(ecg, efq_blkg_dev(blkg), &weight, &ioclass);
+	efq_group_init(iog, weight, ioclass);
+	iog->dev = efq_blkg_dev(blkg);
+}
+
+static void efq_pd_offline(struct blkg_policy_data *pd)
+{
+	struct efq_group *iog = pd_to_group(pd);
+	struct efq_data *efqd = pd_to_blkg(pd)->q->elevator->elevator_data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&efqd->lock, flags);
+	efq_group_offline(efqd, iog);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+static void efq_pd_free(struct blkg_policy_data *pd)
+{
+	efq_put_group(pd_to_group(pd));
+}
+
+static struct blkcg_policy efq_blkcg_policy = {
+	.cpd_alloc_fn	= efq_cpd_alloc,
+	.cpd_init_fn	= efq_cpd_init,
+	.cpd_free_fn	= efq_cpd_free,
+	.pd_alloc_fn	= efq_pd_alloc,
+	.pd_init_fn	= efq_pd_init,
+	.pd_offline_fn	= efq_pd_offline,
+	.pd_free_fn	= efq_pd_free,
+};
+
+/**
+ * efq_cgroup_activate() - enable the efq policy on a device
+ * @efqd: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int efq_cgroup_activate(struct efq_data *efqd)
+{
+	return blkcg_activate_policy(efqd->queue, &efq_blkcg_policy);
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_activate);
+
+/**
+ * efq_cgroup_deactivate() - disable the efq policy on a device
+ * @efqd: the device
+ *
+ * Offlines and frees the device's groups; needed before the policy can be
+ * unregistered, or a later cgroup removal would find stale policy data.
+ */
+void efq_cgroup_deactivate(struct efq_data *efqd)
+{
+	blkcg_deactivate_policy(efqd->queue, &efq_blkcg_policy);
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_deactivate);
+
+int efq_cgroup_init(void)
+{
+	return blkcg_policy_register(&efq_blkcg_policy);
+}
+
+void efq_cgroup_exit(void)
+{
+	blkcg_policy_unregister(&efq_blkcg_policy);
+}

@@ -1,0 +1,1996 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * efq: the elevator fair-queuing engine.
+ *
+ * The engine decides which queue of requests a device serves next, and for
+ * how long.  The schedulers built on it (cfq, deadline-fq, as, noop) only
+ * decide which queue a request belongs to and in which order a queue's own
+ * requests leave it.
+ *
+ * Time, not bytes.  The currency is disk time: a queue in service owns the
+ * disk for a slice, and at the end of the slice the time it used is
+ * charged to it.  Charges are turned into virtual time ("vdisktime") by
+ * dividing by the entity's weight, so a heavier entity's clock runs slower
+ * and it is picked more often.  Every group keeps its children in three
+ * service trees, one per ioprio class; the entity with the smallest
+ * vdisktime in the highest non-empty class runs next, and the tree's
+ * min_vdisktime, which only moves forward, is the reference against which
+ * new arrivals are placed.
+ *
+ * Hierarchy.  Queues are leaves; groups are inner nodes holding three
+ * trees of their own.  Selection walks from the root group down, picking
+ * one child per level, until it reaches a queue.  At expiry the charge
+ * walks back up: the queue is charged its allocated slice (or, with the
+ * fairness tunable, what it really used) and each ancestor group what the
+ * queue really used, capped at the slice, each at its own weight.  The
+ * root group itself is never charged, so in flat mode, where every queue
+ * hangs off the root, the scheme is a weighted round robin of slices.
+ *
+ * History.  A reader's queue usually empties at the end of its slice and
+ * comes back a moment later.  Placed as a newcomer it would gain a full
+ * round each time.  The idle tree of each service tree keeps recently
+ * served entities that left while their vdisktime was still ahead of the
+ * tree's clock, so that a prompt return resumes at the earned time.  The
+ * cache is bounded by the clock: entries are dropped as min_vdisktime
+ * passes them.
+ *
+ * Holding the disk.  Fairness needs backlog: a group that empties loses its
+ * place.  So the engine waits, on one hrtimer per device, in three ways:
+ * the scheduler may idle an empty queue for its next request (slice_idle),
+ * a group whose last queue empties idles for group_idle, and a queue that
+ * used its slice while empty gets a short wait-busy grace before expiry.
+ * While waiting, efq_has_work() is false and the engine re-runs the
+ * hardware queues itself when a request arrives, a request completes or
+ * the timer fires.
+ *
+ * Preemption.  A new request may take the disk from the queue in service:
+ * by class (RT over BE over IDLE, compared between the two entities that
+ * are siblings under a common parent), a sync request over an async queue
+ * running below the new queue's group, a request arriving in a group that
+ * is idling, or by the scheduler's own rules within one group.  A sync
+ * queue refused because it is in another group marks its group for "late
+ * preemption": when the group next runs an async queue while sync queues
+ * wait, that queue gets one dispatch round only.
+ *
+ * Everything here runs under efq_data.lock (lockdep-checked), including
+ * the timer callback, which takes it itself.  Time is in nanoseconds.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/math64.h>
+#include <linux/ktime.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/blktrace_api.h>
+#include <linux/elevator-fq.h>
+
+#include "elevator.h"
+
+static struct kmem_cache *efq_queue_pool;
+
+#define efq_log(efqd, fmt, ...)						\
+	blk_add_trace_msg((efqd)->queue, "efq " fmt, ##__VA_ARGS__)
+
+#define efq_log_queue(ioq, fmt, ...)					\
+	do {								\
+		struct efq_queue *__ioq = (ioq);			\
+									\
+		blk_add_trace_msg(__ioq->efqd->queue, "efq%d%c " fmt,	\
+				  __ioq->pid,				\
+				  efq_queue_sync(__ioq) ? 'S' : 'A',	\
+				  ##__VA_ARGS__);			\
+	} while (0)
+
+
+/* Virtual time comparisons survive a wrap of the u64 clock. */
+static inline bool efq_vdisktime_gt(u64 a, u64 b)
+{
+	return (s64)(a - b) > 0;
+}
+
+static inline u64 efq_vdisktime_max(u64 a, u64 b)
+{
+	return efq_vdisktime_gt(a, b) ? a : b;
+}
+
+static inline u64 efq_vdisktime_min(u64 a, u64 b)
+{
+	return efq_vdisktime_gt(a, b) ? b : a;
+}
+
+static inline struct efq_queue *efq_entity_queue(struct efq_entity *e)
+{
+	return e->my_sd ? NULL : container_of(e, struct efq_queue, entity);
+}
+
+static inline struct efq_group *efq_entity_group(struct efq_entity *e)
+{
+	return e->my_sd ? container_of(e, struct efq_group, entity) : NULL;
+}
+
+static inline struct efq_sched_data *efq_entity_parent_sd(struct efq_entity *e)
+{
+	return e->parent->my_sd;
+}
+
+static inline bool efq_entity_counts_sync(struct efq_entity *e)
+{
+	struct efq_queue *ioq = efq_entity_queue(e);
+
+	return ioq && efq_queue_sync(ioq) &&
+	       e->ioprio_class != IOPRIO_CLASS_IDLE;
+}
+
+/**
+ * efq_delta_fair() - virtual time worth @charge ns of service to @e
+ * @charge: service in nanoseconds
+ * @e: the entity charged
+ *
+ * Return: (@charge << EFQ_SERVICE_SHIFT) * 500 / weight.
+ */
+static u64 efq_delta_fair(u64 charge, struct efq_entity *e)
+{
+	u64 delta = charge << EFQ_SERVICE_SHIFT;
+
+	if (e->weight != EFQ_WEIGHT_DEFAULT)
+		delta = mul_u64_u32_div(delta, EFQ_WEIGHT_DEFAULT, e->weight);
+	return delta;
+}
+
+/**
+ * efq_queue_slice() - slice length of a queue
+ * @efqd: the device
+ * @ioq: the queue
+ *
+ * Return: the base slice of the queue's kind (sync or async) scaled by
+ * weight / 500, in nanoseconds.
+ */
+u64 efq_queue_slice(struct efq_data *efqd, struct efq_queue *ioq)
+{
+	u64 base = efqd->slice[efq_queue_sync(ioq) ? 1 : 0];
+
+	if (WARN_ON_ONCE(ioq->entity.weight > EFQ_WEIGHT_MAX))
+		return base;
+	return div_u64(base * ioq->entity.weight, EFQ_WEIGHT_DEFAULT);
+}
+EXPORT_SYMBOL_GPL(efq_queue_slice);
+
+/**
+ * efq_queue_slice_used() - has the queue's slice run out?
+ * @ioq: the queue
+ *
+ * A slice starts at the first completion of an activation, so a queue that
+ * has not seen one (slice_new) has not used anything yet.
+ *
+ * Return: true once the current time reaches the end of the slice.
+ */
+bool efq_queue_slice_used(struct efq_queue *ioq)
+{
+	if (efq_queue_slice_new(ioq))
+		return false;
+	return ktime_get_ns() >= ioq->slice_end;
+}
+EXPORT_SYMBOL_GPL(efq_queue_slice_used);
+
+/* --- service trees ------------------------------------------------------ */
+
+static void efq_st_init(struct efq_service_tree *st)
+{
+	st->active = RB_ROOT_CACHED;
+	st->idle = RB_ROOT_CACHED;
+	st->active_entity = NULL;
+	st->min_vdisktime = 0;
+	st->nr_active = 0;
+}
+
+static inline s64 efq_entity_key(struct efq_service_tree *st,
+				 struct efq_entity *e)
+{
+	return (s64)(e->vdisktime - st->min_vdisktime);
+}
+
+static struct efq_entity *efq_st_first(struct efq_service_tree *st)
+{
+	struct rb_node *n = rb_first_cached(&st->active);
+
+	return n ? rb_entry(n, struct efq_entity, rb_node) : NULL;
+}
+
+/*
+ * Equal keys queue up behind each other unless @add_front, which puts the
+ * entity ahead of its equals.
+ */
+static void efq_st_insert(struct efq_service_tree *st, struct efq_entity *e,
+			  bool add_front)
+{
+	struct rb_node **p = &st->active.rb_root.rb_node, *parent = NULL;
+	s64 key = efq_entity_key(st, e);
+	bool leftmost = true;
+
+	while (*p) {
+		struct efq_entity *entry;
+		s64 ekey;
+
+		parent = *p;
+		entry = rb_entry(parent, struct efq_entity, rb_node);
+		ekey = efq_entity_key(st, entry);
+		if (key < ekey || (add_front && key == ekey)) {
+			p = &parent->rb_left;
+		} else {
+			p = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	rb_link_node(&e->rb_node, parent, p);
+	rb_insert_color_cached(&e->rb_node, &st->active, leftmost);
+}
+
+static void efq_st_erase(struct efq_service_tree *st, struct efq_entity *e)
+{
+	rb_erase_cached(&e->rb_node, &st->active);
+	RB_CLEAR_NODE(&e->rb_node);
+}
+
+/* --- the idle tree: recently served entities that may come back ---------- */
+
+static void efq_idle_insert(struct efq_service_tree *st, struct efq_entity *e)
+{
+	struct rb_node **p = &st->idle.rb_root.rb_node, *parent = NULL;
+	struct efq_queue *ioq = efq_entity_queue(e);
+	bool leftmost = true;
+
+	while (*p) {
+		struct efq_entity *entry;
+
+		parent = *p;
+		entry = rb_entry(parent, struct efq_entity, rb_node);
+		if (efq_vdisktime_gt(entry->vdisktime, e->vdisktime)) {
+			p = &parent->rb_left;
+		} else {
+			p = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	rb_link_node(&e->rb_node, parent, p);
+	rb_insert_color_cached(&e->rb_node, &st->idle, leftmost);
+	e->on_idle_st = true;
+	if (ioq)
+		efq_get_queue(ioq);
+}
+
+static void efq_idle_remove(struct efq_service_tree *st, struct efq_entity *e)
+{
+	struct efq_queue *ioq = efq_entity_queue(e);
+
+	rb_erase_cached(&e->rb_node, &st->idle);
+	RB_CLEAR_NODE(&e->rb_node);
+	e->on_idle_st = false;
+	if (ioq)
+		efq_put_queue(ioq);
+}
+
+/*
+ * Drop the cached entities the tree's clock has passed: their history is
+ * worth no more than a fresh placement now.
+ */
+static void efq_idle_release(struct efq_service_tree *st)
+{
+	struct rb_node *n;
+
+	while ((n = rb_first_cached(&st->idle))) {
+		struct efq_entity *e = rb_entry(n, struct efq_entity, rb_node);
+
+		if (!efq_vdisktime_gt(st->min_vdisktime, e->vdisktime))
+			break;
+		efq_idle_remove(st, e);
+	}
+}
+
+static void efq_idle_flush(struct efq_service_tree *st)
+{
+	struct rb_node *n;
+
+	while ((n = rb_first_cached(&st->idle)))
+		efq_idle_remove(st, rb_entry(n, struct efq_entity, rb_node));
+}
+
+static void efq_group_flush_idle(struct efq_group *iog)
+{
+	int i;
+
+	for (i = 0; i < EFQ_NR_CLASSES; i++)
+		efq_idle_flush(&iog->sched_data.service_tree[i]);
+}
+
+/**
+ * efq_update_min_vdisktime() - advance a service tree's virtual clock
+ * @st: the tree
+ *
+ * The clock follows the smallest vdisktime among the entity in service and
+ * the leftmost backlogged one, and never goes backwards.
+ */
+static void efq_update_min_vdisktime(struct efq_service_tree *st)
+{
+	struct efq_entity *left = efq_st_first(st);
+	u64 vt = st->min_vdisktime;
+
+	if (st->active_entity)
+		vt = st->active_entity->vdisktime;
+	if (left) {
+		if (!st->active_entity)
+			vt = left->vdisktime;
+		else
+			vt = efq_vdisktime_min(vt, left->vdisktime);
+	}
+	st->min_vdisktime = efq_vdisktime_max(st->min_vdisktime, vt);
+	efq_idle_release(st);
+}
+
+/* --- entities ----------------------------------------------------------- */
+
+static void efq_entity_set_parent(struct efq_entity *e,
+				  struct efq_entity *parent)
+{
+	e->parent = parent;
+	e->st = &parent->my_sd->service_tree[e->ioprio_class - 1];
+}
+
+/*
+ * Apply a weight or class written since the entity was last (re)queued.
+ * Return true if the class changed: the entity then belongs to another
+ * tree, where its old vdisktime means nothing.
+ */
+static bool efq_entity_update_prio(struct efq_entity *e)
+{
+	unsigned short ioclass;
+
+	if (!READ_ONCE(e->prio_changed))
+		return false;
+	WRITE_ONCE(e->prio_changed, false);
+	/* pairs with the smp_wmb() of the setters: values before the flag */
+	smp_rmb();
+	e->weight = READ_ONCE(e->new_weight);
+	ioclass = READ_ONCE(e->new_class);
+	if (ioclass == e->ioprio_class)
+		return false;
+	e->ioprio_class = ioclass;
+	e->st = &efq_entity_parent_sd(e)->service_tree[ioclass - 1];
+	return true;
+}
+
+static void efq_entity_count_sync(struct efq_entity *e)
+{
+	struct efq_sched_data *sd = efq_entity_parent_sd(e);
+	bool sync = e->on_st && efq_entity_counts_sync(e);
+
+	if (sync && !e->counted_sync)
+		sd->nr_sync++;
+	else if (!sync && e->counted_sync)
+		sd->nr_sync--;
+	e->counted_sync = sync;
+}
+
+/**
+ * efq_place_entity() - choose the vdisktime of a newly backlogged entity
+ * @st: its service tree (nr_active already counts it)
+ * @e: the entity
+ * @add_front: place it at the front of the tree
+ *
+ * Alone on the tree, or asked to go first, it starts at min_vdisktime.  A
+ * sync entity (groups count as sync) that returns with history still ahead
+ * of the clock keeps it; any other sync entity is treated as new and
+ * starts at min_vdisktime.  An async queue goes behind the last entity.
+ */
+static void efq_place_entity(struct efq_service_tree *st,
+			     struct efq_entity *e, bool add_front)
+{
+	struct efq_queue *ioq = efq_entity_queue(e);
+	bool sync = !ioq || efq_queue_sync(ioq);
+	u64 vt;
+
+	if (add_front || st->nr_active <= 1) {
+		vt = st->min_vdisktime;
+	} else if (sync && e->has_history &&
+		   efq_vdisktime_gt(e->vdisktime, st->min_vdisktime)) {
+		vt = e->vdisktime;
+	} else if (sync) {
+		vt = st->min_vdisktime;
+	} else {
+		struct rb_node *last = rb_last(&st->active.rb_root);
+
+		vt = last ? rb_entry(last, struct efq_entity, rb_node)->vdisktime
+			  : st->min_vdisktime;
+	}
+	e->vdisktime = efq_vdisktime_max(st->min_vdisktime, vt);
+}
+
+static void efq_enqueue_entity(struct efq_entity *e)
+{
+	struct efq_sched_data *sd = efq_entity_parent_sd(e);
+	struct efq_queue *ioq = efq_entity_queue(e);
+	struct efq_group *iog = efq_entity_group(e);
+	struct efq_service_tree *st;
+	bool add_front;
+
+	if (e->on_idle_st) {
+		/* the idle tree's reference goes; busy state holds one */
+		efq_idle_remove(e->st, e);
+		e->has_history = true;
+	} else {
+		e->has_history = false;
+	}
+	if (efq_entity_update_prio(e))
+		e->has_history = false;
+
+	st = e->st;
+	st->nr_active++;
+	sd->nr_active++;
+	e->on_st = true;
+	efq_entity_count_sync(e);
+	e->nr_enqueued++;
+
+	add_front = ioq && ioq->meta_pending;
+	efq_place_entity(st, e, add_front);
+	efq_st_insert(st, e, add_front);
+	if (iog)
+		efq_log(iog->efqd, "add group weight=%u", e->weight);
+}
+
+static bool efq_entity_may_cache(struct efq_entity *e)
+{
+	return !e->exiting && !e->parent->exiting &&
+	       efq_vdisktime_gt(e->vdisktime, e->st->min_vdisktime);
+}
+
+static void efq_dequeue_entity(struct efq_entity *e)
+{
+	struct efq_sched_data *sd = efq_entity_parent_sd(e);
+	struct efq_service_tree *st = e->st;
+
+	WARN_ON_ONCE(st->active_entity == e);
+	if (!RB_EMPTY_NODE(&e->rb_node))
+		efq_st_erase(st, e);
+	e->on_st = false;
+	st->nr_active--;
+	sd->nr_active--;
+	efq_entity_count_sync(e);
+	e->nr_dequeued++;
+	if (efq_entity_may_cache(e))
+		efq_idle_insert(st, e);
+}
+
+/* Give the entity in service back to its tree, at its charged vdisktime. */
+static void efq_put_prev_entity(struct efq_entity *e)
+{
+	struct efq_sched_data *sd = efq_entity_parent_sd(e);
+	struct efq_service_tree *old = e->st;
+
+	WARN_ON_ONCE(old->active_entity != e);
+	old->active_entity = NULL;
+	sd->active_entity = NULL;
+	if (efq_entity_update_prio(e)) {
+		old->nr_active--;
+		e->st->nr_active++;
+		efq_entity_count_sync(e);
+		e->has_history = false;
+		efq_place_entity(e->st, e, false);
+	}
+	efq_st_insert(e->st, e, false);
+}
+
+/*
+ * Move a backlogged entity within its tree: to the front (preemption, close
+ * cooperator) or behind the last entity (async queue with a backlog).  An
+ * async queue never moves to a smaller vdisktime than it was charged.
+ */
+static void efq_requeue_entity(struct efq_entity *e, bool add_front)
+{
+	struct efq_service_tree *st = e->st;
+	u64 charged = e->vdisktime;
+
+	if (WARN_ON_ONCE(RB_EMPTY_NODE(&e->rb_node)))
+		return;
+	if (add_front && efq_st_first(st) == e)
+		return;
+	efq_st_erase(st, e);
+	efq_place_entity(st, e, add_front);
+	if (!add_front)
+		e->vdisktime = efq_vdisktime_max(e->vdisktime, charged);
+	efq_st_insert(st, e, add_front);
+}
+
+/*
+ * Pick the next entity of one level: the leftmost of the highest non-empty
+ * class.  It leaves the tree while in service but stays counted.
+ */
+static struct efq_entity *efq_lookup_next_entity(struct efq_sched_data *sd)
+{
+	int i;
+
+	if (WARN_ON_ONCE(sd->active_entity) || !sd->nr_active)
+		return NULL;
+	for (i = 0; i < EFQ_NR_CLASSES; i++) {
+		struct efq_service_tree *st = &sd->service_tree[i];
+		struct efq_entity *e = efq_st_first(st);
+
+		if (!e)
+			continue;
+		efq_st_erase(st, e);
+		st->active_entity = e;
+		sd->active_entity = e;
+		efq_update_min_vdisktime(st);
+		return e;
+	}
+	return NULL;
+}
+
+static void efq_put_prev_chain(struct efq_entity *e)
+{
+	for (; e->parent; e = e->parent)
+		efq_put_prev_entity(e);
+}
+
+/* Walk from the root group down to the queue to serve next. */
+static struct efq_queue *efq_get_next_queue(struct efq_data *efqd)
+{
+	struct efq_sched_data *sd = &efqd->root_group->sched_data;
+	struct efq_entity *e, *last = NULL;
+
+	if (WARN_ON_ONCE(efqd->active_queue) || !efqd->busy_queues)
+		return NULL;
+	for (;;) {
+		e = efq_lookup_next_entity(sd);
+		if (!e)
+			break;
+		if (!e->my_sd)
+			return efq_entity_queue(e);
+		last = e;
+		sd = e->my_sd;
+	}
+	/* a backlogged group without backlogged children: undo the walk */
+	WARN_ON_ONCE(1);
+	if (last)
+		efq_put_prev_chain(last);
+	return NULL;
+}
+
+/* --- busy queues -------------------------------------------------------- */
+
+static void efq_add_busy(struct efq_data *efqd, struct efq_queue *ioq)
+{
+	struct efq_entity *e = &ioq->entity;
+
+	WARN_ON_ONCE(ioq == efqd->active_queue);
+	efq_mark_queue_busy(ioq);
+	efqd->busy_queues++;
+	efq_get_queue(ioq);
+	for (; e->parent; e = e->parent) {
+		if (e->on_st)
+			break;
+		efq_enqueue_entity(e);
+	}
+	efq_log_queue(ioq, "add to busy: qued=%u", ioq->nr_queued);
+}
+
+static void efq_del_busy(struct efq_data *efqd, struct efq_queue *ioq)
+{
+	struct efq_entity *e = &ioq->entity;
+
+	efq_log_queue(ioq, "del from busy: qued=%u", ioq->nr_queued);
+	efq_clear_queue_busy(ioq);
+	efqd->busy_queues--;
+	for (; e->parent; e = e->parent) {
+		struct efq_sched_data *sd = efq_entity_parent_sd(e);
+
+		efq_dequeue_entity(e);
+		if (sd->nr_active)
+			break;
+	}
+	efq_put_queue(ioq);
+}
+
+/* --- queues ------------------------------------------------------------- */
+
+/**
+ * efq_alloc_queue() - allocate a zeroed queue
+ * @efqd: the device
+ * @gfp: allocation flags; under efqd->lock use GFP_NOWAIT
+ *
+ * Return: the queue, or NULL.
+ */
+struct efq_queue *efq_alloc_queue(struct efq_data *efqd, gfp_t gfp)
+{
+	return kmem_cache_alloc_node(efq_queue_pool, gfp | __GFP_ZERO,
+				     efqd->queue->node);
+}
+EXPORT_SYMBOL_GPL(efq_alloc_queue);
+
+/**
+ * efq_init_queue() - initialise a queue
+ * @efqd: the device
+ * @ioq: a zeroed queue
+ * @pid: owner, for logging
+ * @sync: sync queue (sync slice, may idle)
+ * @sched_queue: the scheduler's queue object
+ *
+ * The queue starts best-effort at priority 4 (weight 500), with one
+ * reference owned by the caller, and must be given a group with
+ * efq_queue_set_group() before its first request.
+ */
+void efq_init_queue(struct efq_data *efqd, struct efq_queue *ioq, int pid,
+		    bool sync, void *sched_queue)
+{
+	RB_CLEAR_NODE(&ioq->entity.rb_node);
+	refcount_set(&ioq->ref, 1);
+	ioq->efqd = efqd;
+	ioq->pid = pid;
+	ioq->sched_queue = sched_queue;
+	ioq->ioprio = IOPRIO_NORM;
+	ioq->entity.weight = efq_ioprio_to_weight(IOPRIO_NORM);
+	ioq->entity.new_weight = ioq->entity.weight;
+	ioq->entity.ioprio_class = IOPRIO_CLASS_BE;
+	ioq->entity.new_class = IOPRIO_CLASS_BE;
+	if (sync)
+		efq_mark_queue_sync(ioq);
+}
+EXPORT_SYMBOL_GPL(efq_init_queue);
+
+/**
+ * efq_queue_set_group() - attach a new queue to its group
+ * @ioq: the queue, not yet attached
+ * @iog: the group; the queue takes a reference on it
+ */
+void efq_queue_set_group(struct efq_queue *ioq, struct efq_group *iog)
+{
+	if (WARN_ON_ONCE(ioq->group))
+		return;
+	efq_get_group(iog);
+	ioq->group = iog;
+	efq_entity_set_parent(&ioq->entity, &iog->entity);
+}
+EXPORT_SYMBOL_GPL(efq_queue_set_group);
+
+/**
+ * efq_queue_set_ioprio() - set the priority level, hence the weight
+ * @ioq: the queue
+ * @prio: 0 (highest) .. 7 (lowest)
+ *
+ * The new weight applies from the queue's next (re)queue; the queue keeps
+ * its place in virtual time.
+ *
+ * Return: 0, or -EINVAL if @prio is out of range.
+ */
+int efq_queue_set_ioprio(struct efq_queue *ioq, unsigned int prio)
+{
+	if (prio >= EFQ_NR_PRIO)
+		return -EINVAL;
+	ioq->ioprio = prio;
+	WRITE_ONCE(ioq->entity.new_weight, efq_ioprio_to_weight(prio));
+	/* publish the value before the flag; see efq_entity_update_prio() */
+	smp_wmb();
+	WRITE_ONCE(ioq->entity.prio_changed, true);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_queue_set_ioprio);
+
+/**
+ * efq_queue_set_ioprio_class() - set the class of a queue
+ * @ioq: the queue
+ * @ioclass: IOPRIO_CLASS_RT, _BE or _IDLE
+ *
+ * The queue moves to the class's tree at its next (re)queue, as a newcomer.
+ *
+ * Return: 0, or -EINVAL if @ioclass is not one of the three.
+ */
+int efq_queue_set_ioprio_class(struct efq_queue *ioq, unsigned int ioclass)
+{
+	if (ioclass < IOPRIO_CLASS_RT || ioclass > IOPRIO_CLASS_IDLE)
+		return -EINVAL;
+	WRITE_ONCE(ioq->entity.new_class, ioclass);
+	/* publish the value before the flag; see efq_entity_update_prio() */
+	smp_wmb();
+	WRITE_ONCE(ioq->entity.prio_changed, true);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_queue_set_ioprio_class);
+
+void efq_get_queue(struct efq_queue *ioq)
+{
+	refcount_inc(&ioq->ref);
+}
+EXPORT_SYMBOL_GPL(efq_get_queue);
+
+/**
+ * efq_put_queue() - drop a reference to a queue
+ * @ioq: the queue
+ *
+ * The last reference frees the scheduler's queue through
+ * efq_sched_ops.free_sched_queue, then the queue, then drops the queue's
+ * reference on its group.
+ */
+void efq_put_queue(struct efq_queue *ioq)
+{
+	struct efq_data *efqd = ioq->efqd;
+	struct efq_group *iog = ioq->group;
+
+	if (!refcount_dec_and_test(&ioq->ref))
+		return;
+	WARN_ON_ONCE(ioq->nr_queued || ioq->dispatched);
+	WARN_ON_ONCE(efq_queue_busy(ioq) || ioq == efqd->active_queue);
+	WARN_ON_ONCE(ioq->entity.on_st || ioq->entity.on_idle_st);
+	if (WARN_ON_ONCE(ioq == &efqd->oom_queue))
+		return;
+	if (ioq->sched_queue)
+		efqd->ops->free_sched_queue(efqd, ioq->sched_queue);
+	kmem_cache_free(efq_queue_pool, ioq);
+	if (iog)
+		efq_put_group(iog);
+}
+EXPORT_SYMBOL_GPL(efq_put_queue);
+
+/**
+ * efq_exit_queue() - the owner of a sync queue goes away
+ * @efqd: the device
+ * @ioq: the queue
+ *
+ * A queue nobody will submit to again must not linger in an idle tree:
+ * drop it from there, or make sure it never gets there.
+ */
+void efq_exit_queue(struct efq_data *efqd, struct efq_queue *ioq)
+{
+	lockdep_assert_held(&efqd->lock);
+	if (!efq_queue_sync(ioq))
+		return;
+	if (ioq->entity.on_st)
+		ioq->entity.exiting = true;
+	else if (ioq->entity.on_idle_st)
+		efq_idle_remove(ioq->entity.st, &ioq->entity);
+}
+EXPORT_SYMBOL_GPL(efq_exit_queue);
+
+/**
+ * efq_oom_queue() - the device's fallback queue, for allocation failures
+ * @efqd: the device
+ *
+ * Return: the queue, in the root group, with a new reference.
+ */
+struct efq_queue *efq_oom_queue(struct efq_data *efqd)
+{
+	efq_get_queue(&efqd->oom_queue);
+	return &efqd->oom_queue;
+}
+EXPORT_SYMBOL_GPL(efq_oom_queue);
+
+static struct efq_queue *efq_new_single_queue(struct efq_data *efqd,
+					      struct efq_group *iog, gfp_t gfp)
+{
+	struct efq_queue *ioq;
+	void *sq;
+
+	ioq = efq_alloc_queue(efqd, gfp);
+	if (!ioq)
+		return NULL;
+	sq = efqd->ops->alloc_sched_queue(efqd, ioq, gfp);
+	if (!sq) {
+		kmem_cache_free(efq_queue_pool, ioq);
+		return NULL;
+	}
+	efq_init_queue(efqd, ioq, 0, true, sq);
+	if (efqd->ops->features & EFQ_FEAT_QUEUE_IDLE)
+		efq_mark_queue_idle_window(ioq);
+	efq_queue_set_group(ioq, iog);
+	iog->ioq = ioq;
+	return ioq;
+}
+
+/**
+ * efq_group_single_queue() - the queue of a group, single-queue schedulers
+ * @efqd: the device
+ * @iog: the group
+ *
+ * Creates the queue on first use without sleeping.  If that fails, the
+ * request goes to the root group's queue, which exists from init.
+ *
+ * Return: the queue; the group owns the reference.
+ */
+struct efq_queue *efq_group_single_queue(struct efq_data *efqd,
+					 struct efq_group *iog)
+{
+	lockdep_assert_held(&efqd->lock);
+	if (iog->ioq)
+		return iog->ioq;
+	if (efq_new_single_queue(efqd, iog, GFP_NOWAIT | __GFP_NOWARN))
+		return iog->ioq;
+	return efqd->root_group->ioq;
+}
+EXPORT_SYMBOL_GPL(efq_group_single_queue);
+
+static struct efq_queue **efq_async_slot(struct efq_group *iog,
+					 unsigned int ioclass,
+					 unsigned int prio)
+{
+	if (ioclass == IOPRIO_CLASS_IDLE)
+		return &iog->async_idle_queue;
+	if (WARN_ON_ONCE(prio >= EFQ_NR_PRIO))
+		return NULL;
+	if (ioclass == IOPRIO_CLASS_RT)
+		return &iog->async_queue[0][prio];
+	if (ioclass == IOPRIO_CLASS_BE)
+		return &iog->async_queue[1][prio];
+	WARN_ON_ONCE(1);
+	return NULL;
+}
+
+/**
+ * efq_group_async_queue() - a group's shared async queue
+ * @iog: the group
+ * @ioclass: class of the submitter
+ * @prio: priority level of the submitter (ignored for the idle class)
+ *
+ * Return: the queue, or NULL if there is none yet.
+ */
+struct efq_queue *efq_group_async_queue(struct efq_group *iog,
+					unsigned int ioclass,
+					unsigned int prio)
+{
+	struct efq_queue **slot = efq_async_slot(iog, ioclass, prio);
+
+	return slot ? *slot : NULL;
+}
+EXPORT_SYMBOL_GPL(efq_group_async_queue);
+
+/**
+ * efq_group_set_async_queue() - install a group's shared async queue
+ * @iog: the group
+ * @ioclass: class
+ * @prio: priority level
+ * @ioq: the queue; the group takes a reference until it goes offline
+ */
+void efq_group_set_async_queue(struct efq_group *iog, unsigned int ioclass,
+			       unsigned int prio, struct efq_queue *ioq)
+{
+	struct efq_queue **slot = efq_async_slot(iog, ioclass, prio);
+
+	if (!slot || WARN_ON_ONCE(*slot))
+		return;
+	efq_get_queue(ioq);
+	*slot = ioq;
+}
+EXPORT_SYMBOL_GPL(efq_group_set_async_queue);
+
+static void efq_group_put_queues(struct efq_group *iog)
+{
+	struct efq_queue *ioq;
+	int i, j;
+
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < EFQ_NR_PRIO; j++) {
+			ioq = iog->async_queue[i][j];
+			iog->async_queue[i][j] = NULL;
+			if (ioq)
+				efq_put_queue(ioq);
+		}
+	}
+	ioq = iog->async_idle_queue;
+	iog->async_idle_queue = NULL;
+	if (ioq)
+		efq_put_queue(ioq);
+	ioq = iog->ioq;
+	iog->ioq = NULL;
+	if (ioq)
+		efq_put_queue(ioq);
+}
+
+/* --- groups ------------------------------------------------------------- */
+
+/**
+ * efq_group_init() - initialise a group
+ * @iog: a zeroed group
+ * @weight: its weight
+ * @ioclass: its class
+ *
+ * The group starts online with one reference, owned by whoever allocated
+ * it (the blkcg policy data, or the device for its root group).
+ */
+void efq_group_init(struct efq_group *iog, unsigned int weight,
+		    unsigned short ioclass)
+{
+	int i;
+
+	for (i = 0; i < EFQ_NR_CLASSES; i++)
+		efq_st_init(&iog->sched_data.service_tree[i]);
+	RB_CLEAR_NODE(&iog->entity.rb_node);
+	iog->entity.my_sd = &iog->sched_data;
+	iog->entity.weight = weight;
+	iog->entity.new_weight = weight;
+	iog->entity.ioprio_class = ioclass;
+	iog->entity.new_class = ioclass;
+	refcount_set(&iog->ref, 1);
+	INIT_LIST_HEAD(&iog->efqd_node);
+	iog->online = true;
+}
+EXPORT_SYMBOL_GPL(efq_group_init);
+
+/**
+ * efq_group_link() - make a group part of its device's hierarchy
+ * @efqd: the device
+ * @iog: the group
+ * @parent: its parent group, already linked (or the root group)
+ *
+ * Groups are linked lazily, when their cgroup first sends a request to the
+ * device.  Non-root groups may idle (group_idle).
+ */
+void efq_group_link(struct efq_data *efqd, struct efq_group *iog,
+		    struct efq_group *parent)
+{
+	lockdep_assert_held(&efqd->lock);
+	if (iog->linked || WARN_ON_ONCE(iog == efqd->root_group))
+		return;
+	efq_get_group(parent);
+	iog->efqd = efqd;
+	iog->dev = efqd->dev;
+	efq_entity_set_parent(&iog->entity, &parent->entity);
+	efq_mark_group_idle_window(iog);
+	list_add(&iog->efqd_node, &efqd->group_list);
+	iog->linked = true;
+}
+EXPORT_SYMBOL_GPL(efq_group_link);
+
+/**
+ * efq_group_offline() - a group's cgroup goes away
+ * @efqd: the device
+ * @iog: the group
+ *
+ * Nothing of the group enters an idle tree any more, its cached entities
+ * and shared queues are released and it leaves the device's list.  Queues
+ * still holding requests keep it alive until they are done.
+ */
+void efq_group_offline(struct efq_data *efqd, struct efq_group *iog)
+{
+	lockdep_assert_held(&efqd->lock);
+	iog->online = false;
+	if (!iog->linked)
+		return;
+	iog->entity.exiting = true;
+	efq_group_flush_idle(iog);
+	list_del_init(&iog->efqd_node);
+	efq_group_put_queues(iog);
+	if (iog->entity.on_idle_st)
+		efq_idle_remove(iog->entity.st, &iog->entity);
+}
+EXPORT_SYMBOL_GPL(efq_group_offline);
+
+void efq_get_group(struct efq_group *iog)
+{
+	refcount_inc(&iog->ref);
+}
+EXPORT_SYMBOL_GPL(efq_get_group);
+
+/**
+ * efq_put_group() - drop a reference to a group
+ * @iog: the group
+ *
+ * The last reference frees the group and drops its reference on its
+ * parent.
+ */
+void efq_put_group(struct efq_group *iog)
+{
+	struct efq_group *parent = NULL;
+
+	if (!refcount_dec_and_test(&iog->ref))
+		return;
+	WARN_ON_ONCE(iog->sched_data.nr_active || iog->entity.on_st);
+	WARN_ON_ONCE(iog->entity.on_idle_st);
+	if (iog->linked)
+		parent = efq_entity_group(iog->entity.parent);
+	efq_group_free(iog);
+	if (parent)
+		efq_put_group(parent);
+}
+EXPORT_SYMBOL_GPL(efq_put_group);
+
+/**
+ * efq_group_set_weight() - change a group's weight
+ * @iog: the group
+ * @weight: EFQ_WEIGHT_MIN .. EFQ_WEIGHT_MAX, checked by the caller
+ *
+ * May be called without the device's lock; the weight applies at the
+ * group's next (re)queue.
+ */
+void efq_group_set_weight(struct efq_group *iog, unsigned int weight)
+{
+	WRITE_ONCE(iog->entity.new_weight, weight);
+	/* publish the value before the flag; see efq_entity_update_prio() */
+	smp_wmb();
+	WRITE_ONCE(iog->entity.prio_changed, true);
+}
+EXPORT_SYMBOL_GPL(efq_group_set_weight);
+
+/**
+ * efq_group_set_ioprio_class() - change a group's class
+ * @iog: the group
+ * @ioclass: IOPRIO_CLASS_RT, _BE or _IDLE, checked by the caller
+ *
+ * May be called without the device's lock; the group moves to the new
+ * class's tree, as a newcomer, at its next (re)queue.
+ */
+void efq_group_set_ioprio_class(struct efq_group *iog, unsigned short ioclass)
+{
+	WRITE_ONCE(iog->entity.new_class, ioclass);
+	/* publish the value before the flag; see efq_entity_update_prio() */
+	smp_wmb();
+	WRITE_ONCE(iog->entity.prio_changed, true);
+}
+EXPORT_SYMBOL_GPL(efq_group_set_ioprio_class);
+
+struct efq_group *efq_queue_group(struct efq_queue *ioq)
+{
+	return ioq->group;
+}
+EXPORT_SYMBOL_GPL(efq_queue_group);
+
+/* --- charging ----------------------------------------------------------- */
+
+/*
+ * Charge each level from the queue up to the child of the root: the queue
+ * its own charge, every group the group charge, each at its own weight.
+ * Statistics record what was really used.
+ */
+static void efq_entity_served(struct efq_entity *e, u64 served,
+			      u64 queue_charge, u64 group_charge, u64 sectors)
+{
+	u64 charge = queue_charge;
+
+	for (; e->parent; e = e->parent) {
+		e->vdisktime += efq_delta_fair(charge, e);
+		e->total_time += served;
+		e->total_sectors += sectors;
+		efq_update_min_vdisktime(e->st);
+		charge = group_charge;
+	}
+}
+
+/**
+ * efq_queue_served() - charge a queue for the slice it just ended
+ * @efqd: the device
+ * @ioq: the queue
+ * @served: time it really had the disk, in ns
+ *
+ * With fairness off, the queue pays exactly its allocated slice (no more,
+ * or it could miss a round; no less, or CFQ's "use it or lose it" would be
+ * gone) and its groups pay what was used, at most the slice.  With fairness
+ * on, everybody pays what was used.  A single queue that ran untimed pays
+ * at most one slice either way.
+ */
+static void efq_queue_served(struct efq_data *efqd, struct efq_queue *ioq,
+			     u64 served)
+{
+	u64 alloc = efq_queue_slice(efqd, ioq);
+	u64 queue_charge = served, group_charge = served;
+	struct efq_entity *root = &efqd->root_group->entity;
+
+	if (efq_queue_charge_one_slice(ioq)) {
+		if (queue_charge > alloc) {
+			queue_charge = alloc;
+			group_charge = alloc;
+		}
+		efq_clear_queue_charge_one_slice(ioq);
+	}
+	if (!efqd->fairness) {
+		queue_charge = alloc;
+		group_charge = min(group_charge, alloc);
+	}
+	efq_entity_served(&ioq->entity, served, queue_charge, group_charge,
+			  ioq->nr_sectors);
+	root->total_time += served;
+	root->total_sectors += ioq->nr_sectors;
+	efq_log_queue(ioq, "served: QSt=%llu QSs=%llu qued=%u",
+		      (unsigned long long)served,
+		      (unsigned long long)ioq->nr_sectors, ioq->nr_queued);
+}
+
+/* --- the idle timer ----------------------------------------------------- */
+
+static void efq_timer_arm(struct efq_data *efqd, u64 ns)
+{
+	efqd->idle_armed = true;
+	hrtimer_start(&efqd->idle_timer, ns_to_ktime(ns), HRTIMER_MODE_REL);
+}
+
+/*
+ * Called under the lock, so never wait for a running callback: it will
+ * find idle_armed clear and do nothing.
+ */
+static void efq_timer_cancel(struct efq_data *efqd)
+{
+	if (!efqd->idle_armed)
+		return;
+	efqd->idle_armed = false;
+	hrtimer_try_to_cancel(&efqd->idle_timer);
+}
+
+/**
+ * efq_arm_idle_timer() - idle the queue in service, waiting for a request
+ * @efqd: the device
+ * @ns: how long to wait
+ *
+ * For efq_sched_ops.arm_slice_timer: the scheduler decides whether and how
+ * long to idle; the engine does the waiting.
+ */
+void efq_arm_idle_timer(struct efq_data *efqd, u64 ns)
+{
+	struct efq_queue *ioq = efqd->active_queue;
+
+	lockdep_assert_held(&efqd->lock);
+	if (WARN_ON_ONCE(!ioq))
+		return;
+	efq_mark_queue_wait_request(ioq);
+	efq_timer_arm(efqd, ns);
+	efq_log_queue(ioq, "arm_idle: %llu", (unsigned long long)ns);
+}
+EXPORT_SYMBOL_GPL(efq_arm_idle_timer);
+
+/**
+ * efq_queue_is_idling() - is the device waiting on behalf of @ioq?
+ * @efqd: the device
+ * @ioq: the queue in service
+ *
+ * Return: true while the queue waits for a request or any idle wait runs.
+ */
+bool efq_queue_is_idling(struct efq_data *efqd, struct efq_queue *ioq)
+{
+	return efq_queue_wait_request(ioq) || efqd->idle_armed;
+}
+EXPORT_SYMBOL_GPL(efq_queue_is_idling);
+
+/**
+ * efq_group_should_idle() - should the device wait for @ioq's group?
+ * @ioq: the queue in service
+ *
+ * A non-root group whose last backlogged queue has gone empty idles for
+ * group_idle rather than lose its place.
+ *
+ * Return: true if it should.
+ */
+bool efq_group_should_idle(struct efq_queue *ioq)
+{
+	struct efq_group *iog = ioq->group;
+
+	if (!ioq->efqd->group_idle || !efq_group_idle_window(iog))
+		return false;
+	return iog->sched_data.nr_active <= 1 && !ioq->nr_queued;
+}
+EXPORT_SYMBOL_GPL(efq_group_should_idle);
+
+static bool efq_queue_should_wait_busy(struct efq_queue *ioq)
+{
+	if (!efq_group_idle_window(ioq->group))
+		return false;
+	return !ioq->nr_queued && efq_queue_idle_window(ioq) &&
+	       efq_queue_slice_used(ioq);
+}
+
+static void efq_arm_group_timer(struct efq_data *efqd, struct efq_group *iog,
+				bool wait_busy)
+{
+	if (!efqd->group_idle || !efq_group_idle_window(iog))
+		return;
+	if (wait_busy)
+		efq_mark_group_wait_busy(iog);
+	else
+		efq_mark_group_wait_request(iog);
+	efq_timer_arm(efqd, efqd->group_idle);
+	efq_log(efqd, "arm idle group: %llu wait busy=%d",
+		(unsigned long long)efqd->group_idle, wait_busy);
+}
+
+static void efq_arm_wait_busy_timer(struct efq_data *efqd,
+				    struct efq_queue *ioq)
+{
+	efq_mark_group_wait_busy(ioq->group);
+	efq_timer_arm(efqd, EFQ_WAIT_BUSY_NS);
+	efq_log_queue(ioq, "arm wait busy ioq: %llu",
+		      (unsigned long long)EFQ_WAIT_BUSY_NS);
+}
+
+/*
+ * Ask the scheduler before expiring.  A refused expiry keeps the queue and
+ * marks it so the next selection asks again; a forced one cannot be
+ * refused.
+ */
+static bool efq_may_expire(struct efq_data *efqd, struct efq_queue *ioq,
+			   bool slice_expired, bool force)
+{
+	bool ok;
+
+	if (!efqd->ops->may_expire)
+		return true;
+	ok = efqd->ops->may_expire(efqd, ioq->sched_queue, slice_expired,
+				   force);
+	if (force)
+		return true;
+	if (!ok)
+		efq_mark_queue_must_expire(ioq);
+	return ok;
+}
+
+/* The timer fired: decide under the lock.  Return true to re-run queues. */
+static bool efq_idle_timeout(struct efq_data *efqd)
+{
+	struct efq_queue *ioq = efqd->active_queue;
+	enum efq_expire_reason reason = EFQ_EXPIRE_IDLE_TIMEOUT;
+	struct efq_group *iog;
+
+	if (!ioq)
+		return true;
+	iog = ioq->group;
+	efq_clear_queue_wait_request(ioq);
+	efq_clear_group_wait_request(iog);
+	if (efq_group_wait_busy(iog)) {
+		efq_clear_group_wait_busy(iog);
+		reason = EFQ_EXPIRE_WAIT_BUSY_TIMEOUT;
+		goto expire;
+	}
+	if (efq_queue_must_dispatch(ioq))
+		goto kick;
+	if (efq_queue_slice_used(ioq))
+		goto expire;
+	if (!efqd->busy_queues)
+		return false;
+	if (ioq->nr_queued)
+		goto kick;
+expire:
+	efq_may_expire(efqd, ioq, false, true);
+	efq_expire_queue(efqd, ioq, reason);
+kick:
+	efqd->hold = false;
+	return true;
+}
+
+static enum hrtimer_restart efq_idle_timer_fn(struct hrtimer *timer)
+{
+	struct efq_data *efqd = container_of(timer, struct efq_data,
+					     idle_timer);
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (efqd->idle_armed) {
+		efqd->idle_armed = false;
+		kick = efq_idle_timeout(efqd);
+	}
+	spin_unlock_irqrestore(&efqd->lock, flags);
+	if (kick)
+		blk_mq_run_hw_queues(efqd->queue, true);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * efq_schedule_dispatch() - have blk-mq call the scheduler again soon
+ * @efqd: the device
+ *
+ * Asynchronous: safe under the lock.
+ */
+void efq_schedule_dispatch(struct efq_data *efqd)
+{
+	if (efqd->nr_queued || efqd->busy_queues)
+		blk_mq_run_hw_queues(efqd->queue, true);
+}
+EXPORT_SYMBOL_GPL(efq_schedule_dispatch);
+
+/**
+ * efq_hold_dispatch() - the scheduler holds its requests back for now
+ * @efqd: the device
+ *
+ * efq_has_work() stays false until the next request, completion or timer.
+ */
+void efq_hold_dispatch(struct efq_data *efqd)
+{
+	lockdep_assert_held(&efqd->lock);
+	efqd->hold = true;
+}
+EXPORT_SYMBOL_GPL(efq_hold_dispatch);
+
+/**
+ * efq_has_work() - can a request be dispatched now?
+ * @efqd: the device
+ *
+ * Lockless, for elevator_mq_ops.has_work: false while the engine holds
+ * requests back on purpose.
+ *
+ * Return: true if dispatching should be tried.
+ */
+bool efq_has_work(struct efq_data *efqd)
+{
+	return READ_ONCE(efqd->nr_queued) && !READ_ONCE(efqd->hold);
+}
+EXPORT_SYMBOL_GPL(efq_has_work);
+
+/* --- expiry, activation and selection ----------------------------------- */
+
+/**
+ * efq_expire_queue() - end the slice of the queue in service
+ * @efqd: the device
+ * @ioq: the queue in service
+ * @reason: why, for statistics and traces
+ *
+ * The queue is charged for the time since its first completion (or since
+ * activation if none came), every level of its path goes back to its tree,
+ * and an empty queue stops being busy.  An async queue with a backlog goes
+ * behind the other queues of its tree so that sync queues get a chance.
+ * The queue may be freed on return.
+ */
+void efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
+		      enum efq_expire_reason reason)
+{
+	struct efq_group *iog = ioq->group;
+	u64 now = ktime_get_ns();
+	u64 served;
+
+	lockdep_assert_held(&efqd->lock);
+	if (WARN_ON_ONCE(ioq != efqd->active_queue))
+		return;
+	efq_timer_cancel(efqd);
+	efq_clear_queue_wait_request(ioq);
+	efq_clear_queue_must_expire(ioq);
+	efq_clear_group_wait_request(iog);
+	efq_clear_group_wait_busy(iog);
+	efq_clear_group_wait_busy_done(iog);
+	if (efq_queue_sync(ioq))
+		iog->late_preemption = false;
+
+	if (!ioq->slice_end || ioq->slice_start == now)
+		served = max_t(u64, now - ioq->dispatch_start, 1);
+	else
+		served = now - ioq->slice_start;
+	efq_queue_served(efqd, ioq, served);
+
+	efqd->active_queue = NULL;
+	if (efqd->ops->active_queue_reset)
+		efqd->ops->active_queue_reset(efqd, ioq->sched_queue);
+	ioq->nr_sectors = 0;
+	efq_put_prev_chain(&ioq->entity);
+	efqd->nr_expired[reason]++;
+	efq_log_queue(ioq, "expire reason=%d qued=%u", reason, ioq->nr_queued);
+
+	if (!ioq->nr_queued)
+		efq_del_busy(efqd, ioq);
+	else if (!efq_queue_sync(ioq))
+		efq_requeue_entity(&ioq->entity, false);
+}
+EXPORT_SYMBOL_GPL(efq_expire_queue);
+
+/**
+ * efq_expire_active() - end the slice of the queue in service, if any
+ * @efqd: the device
+ * @reason: why
+ */
+void efq_expire_active(struct efq_data *efqd, enum efq_expire_reason reason)
+{
+	if (efqd->active_queue)
+		efq_expire_queue(efqd, efqd->active_queue, reason);
+}
+EXPORT_SYMBOL_GPL(efq_expire_active);
+
+static struct efq_queue *efq_set_active_queue(struct efq_data *efqd,
+					      struct efq_queue *coop)
+{
+	struct efq_queue *ioq;
+
+	if (coop)
+		efq_requeue_entity(&coop->entity, true);
+	ioq = efq_get_next_queue(efqd);
+	if (!ioq)
+		return NULL;
+	ioq->slice_start = 0;
+	ioq->slice_end = 0;
+	ioq->dispatch_start = ktime_get_ns();
+	efq_clear_queue_wait_request(ioq);
+	efq_clear_queue_must_dispatch(ioq);
+	efq_clear_queue_must_expire(ioq);
+	efq_mark_queue_slice_new(ioq);
+	efq_clear_group_wait_request(ioq->group);
+	efq_clear_group_wait_busy_done(ioq->group);
+	efq_timer_cancel(efqd);
+	efqd->active_queue = ioq;
+	if (efqd->ops->active_queue_set)
+		efqd->ops->active_queue_set(efqd, ioq->sched_queue,
+					    coop == ioq);
+	efq_log_queue(ioq, "set_active busy=%u qued=%u", efqd->busy_queues,
+		      ioq->nr_queued);
+	return ioq;
+}
+
+/*
+ * A single-queue scheduler with no group on this device has nothing to
+ * share the disk with: let its queue run without timed expiry.
+ */
+static bool efq_single_queue_untimed(struct efq_data *efqd)
+{
+	struct efq_queue *ioq = efqd->active_queue;
+
+	return (efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE) &&
+	       list_empty(&efqd->group_list) && efqd->busy_queues == 1 &&
+	       ioq && ioq == efqd->root_group->ioq;
+}
+
+/*
+ * An async queue of a group whose sync queue was refused preemption gets
+ * one dispatch round while sync queues of the group wait.
+ */
+static void efq_check_late_preemption(struct efq_data *efqd,
+				      struct efq_queue *ioq)
+{
+	struct efq_group *iog = ioq->group;
+
+	if (efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE)
+		return;
+	if (iog->late_preemption && !efq_queue_sync(ioq) &&
+	    iog->sched_data.nr_sync) {
+		efq_mark_queue_must_expire(ioq);
+		efq_log_queue(ioq, "late preempt, must expire");
+	}
+}
+
+static struct efq_queue *efq_cooperator(struct efq_data *efqd,
+					struct efq_queue *ioq)
+{
+	struct efq_queue *coop;
+
+	if (!efqd->ops->close_cooperator)
+		return NULL;
+	coop = efqd->ops->close_cooperator(efqd, ioq->sched_queue);
+	if (!coop || coop == ioq || coop->group != ioq->group ||
+	    !efq_queue_busy(coop))
+		return NULL;
+	return coop;
+}
+
+/**
+ * efq_select_queue() - the queue to dispatch from
+ * @efqd: the device
+ * @force: dispatch everything (drain), no idling
+ *
+ * Keeps the queue in service while it has a slice and requests, waits
+ * when idling is worth it, else expires it and picks the next queue down
+ * the hierarchy.  A NULL return with requests queued means the engine is
+ * holding back on purpose; it will re-run the hardware queues itself.
+ *
+ * Return: the queue in service, or NULL.
+ */
+struct efq_queue *efq_select_queue(struct efq_data *efqd, bool force)
+{
+	enum efq_expire_reason reason = EFQ_EXPIRE_EMPTY;
+	struct efq_queue *ioq = efqd->active_queue;
+	struct efq_queue *coop = NULL;
+	bool slice_expired = false;
+	struct efq_group *iog;
+
+	lockdep_assert_held(&efqd->lock);
+	if (!efqd->busy_queues)
+		return NULL;
+	if (!ioq)
+		goto new_queue;
+	iog = ioq->group;
+
+	if (efqd->busy_queues == 1 && !ioq->nr_queued)
+		goto hold;
+	if (force) {
+		if (ioq->nr_queued)
+			goto keep;
+		reason = EFQ_EXPIRE_FORCED;
+		goto expire;
+	}
+	if (efq_queue_must_expire(ioq)) {
+		efq_log_queue(ioq, "select: must_expire, expire");
+		reason = EFQ_EXPIRE_MUST_EXPIRE;
+		goto expire;
+	}
+	if (efq_single_queue_untimed(efqd)) {
+		efq_mark_queue_charge_one_slice(ioq);
+		goto keep;
+	}
+	if (efq_group_wait_busy(iog))
+		goto hold;
+	if ((efq_queue_slice_used(ioq) || efq_queue_class_idle(ioq)) &&
+	    !efq_queue_must_dispatch(ioq)) {
+		slice_expired = true;
+		if ((efq_group_should_idle(ioq) ||
+		     efq_queue_should_wait_busy(ioq)) &&
+		    !efq_group_wait_busy_done(iog))
+			goto hold;
+		reason = efq_queue_slice_used(ioq) ? EFQ_EXPIRE_SLICE_USED :
+						     EFQ_EXPIRE_IDLE_CLASS;
+		goto expire;
+	}
+	if (ioq->nr_queued)
+		goto keep;
+	coop = efq_cooperator(efqd, ioq);
+	if (coop) {
+		reason = EFQ_EXPIRE_COOPERATOR;
+		goto expire;
+	}
+	if (efq_queue_is_idling(efqd, ioq) ||
+	    (ioq->dispatched && efq_queue_idle_window(ioq)))
+		goto hold;
+	if (efq_group_should_idle(ioq) && ioq->dispatched)
+		goto hold;
+expire:
+	if (efqd->fairness && !force && ioq->dispatched &&
+	    !(efqd->ops->features & EFQ_FEAT_SELF_DRAIN)) {
+		efq_log_queue(ioq, "select: wait for requests to finish disp=%u",
+			      ioq->dispatched);
+		goto hold;
+	}
+	if (!efq_may_expire(efqd, ioq, slice_expired, force))
+		goto keep;
+	efq_expire_queue(efqd, ioq, reason);
+new_queue:
+	ioq = efq_set_active_queue(efqd, coop);
+keep:
+	if (ioq)
+		efq_check_late_preemption(efqd, ioq);
+	efqd->hold = false;
+	return ioq;
+hold:
+	efqd->hold = true;
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(efq_select_queue);
+
+/* --- preemption --------------------------------------------------------- */
+
+static int efq_entity_depth(struct efq_entity *e)
+{
+	int depth = 0;
+
+	for (e = e->parent; e && e->parent; e = e->parent)
+		depth++;
+	return depth;
+}
+
+/* Climb both entities until they are siblings under one parent. */
+static void efq_find_matching_entity(struct efq_entity **new_e,
+				     struct efq_entity **act_e)
+{
+	int new_depth = efq_entity_depth(*new_e);
+	int act_depth = efq_entity_depth(*act_e);
+
+	for (; new_depth > act_depth; new_depth--)
+		*new_e = (*new_e)->parent;
+	for (; act_depth > new_depth; act_depth--)
+		*act_e = (*act_e)->parent;
+	while ((*new_e)->parent != (*act_e)->parent) {
+		*new_e = (*new_e)->parent;
+		*act_e = (*act_e)->parent;
+	}
+}
+
+/*
+ * Should a request @rq, just queued to @new_ioq, take the disk from the
+ * queue in service?  Classes are compared between sibling entities; a sync
+ * (or metadata) request in an ancestor group beats an async (non-metadata)
+ * queue below it, unless that queue's group has readers of its own waiting;
+ * otherwise only queues of the same group preempt each other.
+ */
+static bool efq_should_preempt(struct efq_data *efqd,
+			       struct efq_queue *new_ioq, struct request *rq,
+			       bool group_wait_req)
+{
+	struct efq_queue *ioq = efqd->active_queue;
+	struct efq_entity *new_e, *act_e;
+
+	if (efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE)
+		return false;
+	if (!ioq)
+		return false;
+	new_e = &new_ioq->entity;
+	act_e = &ioq->entity;
+	efq_find_matching_entity(&new_e, &act_e);
+
+	if (new_e->ioprio_class == IOPRIO_CLASS_RT &&
+	    act_e->ioprio_class != IOPRIO_CLASS_RT)
+		return true;
+	if (new_e->ioprio_class == IOPRIO_CLASS_BE &&
+	    act_e->ioprio_class == IOPRIO_CLASS_IDLE)
+		return true;
+	if (new_e == &new_ioq->entity && act_e->my_sd &&
+	    !ioq->group->sched_data.nr_sync) {
+		if (efq_queue_sync(new_ioq) && !efq_queue_sync(ioq))
+			return true;
+		if (new_ioq->meta_pending && !ioq->meta_pending)
+			return true;
+	}
+	if (new_ioq->group != ioq->group)
+		return false;
+	if (group_wait_req)
+		return true;
+	if (efqd->ops->should_preempt)
+		return efqd->ops->should_preempt(efqd, new_ioq->sched_queue,
+						 rq);
+	return false;
+}
+
+static void efq_preempt_queue(struct efq_data *efqd, struct efq_queue *ioq)
+{
+	struct efq_queue *active = efqd->active_queue;
+
+	efq_log_queue(ioq, "preempt");
+	efq_may_expire(efqd, active, false, true);
+	efq_expire_queue(efqd, active, EFQ_EXPIRE_PREEMPTED);
+	efq_requeue_entity(&ioq->entity, true);
+	efq_mark_queue_slice_new(ioq);
+	efqd->nr_preempted++;
+}
+
+static void efq_set_late_preemption(struct efq_data *efqd,
+				    struct efq_queue *ioq)
+{
+	struct efq_queue *active = efqd->active_queue;
+
+	if (efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE)
+		return;
+	if (!active || !efq_queue_sync(ioq))
+		return;
+	if (ioq->group != active->group && !ioq->group->late_preemption) {
+		ioq->group->late_preemption = true;
+		efq_log_queue(ioq, "set late preempt");
+	}
+}
+
+/* --- request events ----------------------------------------------------- */
+
+/*
+ * May the device idle after this request completes?  Reads may; sync
+ * writes only when the submitter announced more (REQ_IDLE).
+ */
+static bool efq_rq_may_idle(struct request *rq)
+{
+	if (!rq_is_sync(rq))
+		return false;
+	return !op_is_write(req_op(rq)) || (rq->cmd_flags & REQ_IDLE);
+}
+
+/**
+ * efq_request_add() - a request was queued to @ioq
+ * @efqd: the device
+ * @ioq: the queue the scheduler put it in
+ * @rq: the request
+ *
+ * Makes the queue busy if needed, ends idle waits the request answers and
+ * decides preemption.
+ */
+void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
+		     struct request *rq)
+{
+	struct efq_group *iog = ioq->group;
+	bool group_wait_req = false;
+
+	lockdep_assert_held(&efqd->lock);
+	ioq->nr_queued++;
+	efqd->nr_queued++;
+	if (rq->cmd_flags & REQ_META)
+		ioq->meta_pending++;
+	efqd->hold = false;
+	if (!efq_queue_busy(ioq))
+		efq_add_busy(efqd, ioq);
+
+	if (efq_group_wait_request(iog)) {
+		efq_timer_cancel(efqd);
+		efq_clear_group_wait_request(iog);
+		group_wait_req = true;
+	}
+	if (efq_group_wait_busy(iog)) {
+		efq_timer_cancel(efqd);
+		efq_clear_group_wait_busy(iog);
+		efq_mark_group_wait_busy_done(iog);
+		efq_schedule_dispatch(efqd);
+		return;
+	}
+
+	if (ioq == efqd->active_queue) {
+		if (group_wait_req || efq_queue_wait_request(ioq)) {
+			/* what we idled for: dispatch it even past the slice */
+			efq_clear_queue_wait_request(ioq);
+			efq_timer_cancel(efqd);
+			efq_mark_queue_must_dispatch(ioq);
+			efq_schedule_dispatch(efqd);
+		}
+	} else if (efq_should_preempt(efqd, ioq, rq, group_wait_req)) {
+		efq_preempt_queue(efqd, ioq);
+		efq_schedule_dispatch(efqd);
+	} else {
+		efq_set_late_preemption(efqd, ioq);
+	}
+}
+EXPORT_SYMBOL_GPL(efq_request_add);
+
+static void efq_request_removed(struct efq_data *efqd, struct efq_queue *ioq,
+				struct request *rq)
+{
+	if (!WARN_ON_ONCE(!ioq->nr_queued))
+		ioq->nr_queued--;
+	if (!WARN_ON_ONCE(!efqd->nr_queued))
+		efqd->nr_queued--;
+	if ((rq->cmd_flags & REQ_META) && !WARN_ON_ONCE(!ioq->meta_pending))
+		ioq->meta_pending--;
+}
+
+/**
+ * efq_request_merged_away() - a queued request was merged into another
+ * @efqd: the device
+ * @ioq: its queue
+ * @rq: the request that goes away
+ */
+void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
+			     struct request *rq)
+{
+	lockdep_assert_held(&efqd->lock);
+	efq_request_removed(efqd, ioq, rq);
+}
+EXPORT_SYMBOL_GPL(efq_request_merged_away);
+
+/**
+ * efq_request_dispatched() - a request of @ioq goes to the driver
+ * @efqd: the device
+ * @ioq: its queue
+ * @rq: the request
+ */
+void efq_request_dispatched(struct efq_data *efqd, struct efq_queue *ioq,
+			    struct request *rq)
+{
+	lockdep_assert_held(&efqd->lock);
+	efq_request_removed(efqd, ioq, rq);
+	ioq->dispatched++;
+	efqd->rq_in_driver++;
+	ioq->nr_sectors += blk_rq_sectors(rq);
+	efq_clear_queue_must_dispatch(ioq);
+}
+EXPORT_SYMBOL_GPL(efq_request_dispatched);
+
+/**
+ * efq_request_requeued() - the driver gave a dispatched request back
+ * @efqd: the device
+ * @ioq: its queue
+ * @rq: the request; it will be added again with efq_request_add()
+ */
+void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
+			  struct request *rq)
+{
+	lockdep_assert_held(&efqd->lock);
+	if (!WARN_ON_ONCE(!ioq->dispatched))
+		ioq->dispatched--;
+	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
+		efqd->rq_in_driver--;
+	ioq->nr_sectors -= min_t(u64, ioq->nr_sectors, blk_rq_sectors(rq));
+}
+EXPORT_SYMBOL_GPL(efq_request_requeued);
+
+/* A request of the queue in service completed. */
+static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
+				 struct request *rq)
+{
+	struct efq_group *iog = ioq->group;
+
+	if (efq_queue_slice_new(ioq)) {
+		u64 now = ktime_get_ns();
+
+		ioq->slice_start = now;
+		ioq->slice_end = now + efq_queue_slice(efqd, ioq);
+		efq_clear_queue_slice_new(ioq);
+		efq_log_queue(ioq, "set_slice=%llu",
+			      (unsigned long long)(ioq->slice_end - now));
+	}
+	if (efq_single_queue_untimed(efqd)) {
+		efq_mark_queue_charge_one_slice(ioq);
+		return;
+	}
+	if (efq_queue_slice_used(ioq) || efq_queue_class_idle(ioq)) {
+		if (efq_group_should_idle(ioq))
+			efq_arm_group_timer(efqd, iog, true);
+		else if (efq_queue_should_wait_busy(ioq))
+			efq_arm_wait_busy_timer(efqd, ioq);
+		else if (efqd->fairness && ioq->dispatched)
+			return;
+		else if (efq_may_expire(efqd, ioq, true, false))
+			efq_expire_queue(efqd, ioq, EFQ_EXPIRE_COMPLETION);
+		return;
+	}
+	if (!ioq->nr_queued && !efq_cooperator(efqd, ioq) &&
+	    efq_rq_may_idle(rq) && efqd->ops->arm_slice_timer)
+		efqd->ops->arm_slice_timer(efqd, ioq->sched_queue);
+	if (efq_group_should_idle(ioq) && !ioq->dispatched &&
+	    !efq_queue_is_idling(efqd, ioq))
+		efq_arm_group_timer(efqd, iog, false);
+	/* nothing left anywhere and nothing to wait for: do not charge idling */
+	if (efqd->busy_queues == 1 && !ioq->dispatched && !ioq->nr_queued &&
+	    !efq_queue_is_idling(efqd, ioq) &&
+	    efq_may_expire(efqd, ioq, false, false))
+		efq_expire_queue(efqd, ioq, EFQ_EXPIRE_LAST_EMPTY);
+}
+
+/**
+ * efq_request_completed() - a dispatched request of @ioq completed
+ * @efqd: the device
+ * @ioq: its queue
+ * @rq: the request
+ *
+ * Starts the slice at the first completion of an activation, and decides
+ * between expiring the queue in service and idling for it.  Re-runs the
+ * hardware queues when requests wait.
+ */
+void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
+			   struct request *rq)
+{
+	lockdep_assert_held(&efqd->lock);
+	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
+		efqd->rq_in_driver--;
+	if (!WARN_ON_ONCE(!ioq->dispatched))
+		ioq->dispatched--;
+	if (ioq == efqd->active_queue)
+		efq_active_completed(efqd, ioq, rq);
+	efqd->hold = false;
+	efq_schedule_dispatch(efqd);
+}
+EXPORT_SYMBOL_GPL(efq_request_completed);
+
+/* --- device lifetime ---------------------------------------------------- */
+
+/**
+ * efq_set_hierarchical() - switch group scheduling on or off
+ * @efqd: the device
+ * @on: true for hierarchical, false for flat (every queue in the root)
+ *
+ * Return: 0, or -EBUSY while requests are queued.
+ */
+int efq_set_hierarchical(struct efq_data *efqd, bool on)
+{
+	lockdep_assert_held(&efqd->lock);
+	if (efqd->nr_queued || efqd->busy_queues)
+		return -EBUSY;
+	efqd->hierarchical = on;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_set_hierarchical);
+
+/**
+ * efq_init_data() - set up fair queuing for a device
+ * @q: the request queue
+ * @eq: the elevator being initialised; its elevator_data becomes the
+ *	returned efq_data (schedulers find their own data in sched_data)
+ * @ops: the scheduler
+ * @sched_data: the scheduler's per-device data
+ *
+ * Creates the root group, the fallback queue and, for single-queue
+ * schedulers, the root group's queue, then activates the efq blkcg policy
+ * on @q.  Hierarchical mode is on.
+ *
+ * Return: the new efq_data or an ERR_PTR().
+ */
+struct efq_data *efq_init_data(struct request_queue *q,
+			       struct elevator_queue *eq,
+			       const struct efq_sched_ops *ops,
+			       void *sched_data)
+{
+	struct efq_data *efqd;
+	struct efq_group *root;
+	int ret = -ENOMEM;
+
+	if (WARN_ON_ONCE(!ops->free_sched_queue))
+		return ERR_PTR(-EINVAL);
+	if (WARN_ON_ONCE((ops->features & EFQ_FEAT_SINGLE_QUEUE) &&
+			 !ops->alloc_sched_queue))
+		return ERR_PTR(-EINVAL);
+	efqd = kzalloc_node(sizeof(*efqd), GFP_KERNEL, q->node);
+	if (!efqd)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&efqd->lock);
+	efqd->queue = q;
+	efqd->ops = ops;
+	efqd->sched_data = sched_data;
+	INIT_LIST_HEAD(&efqd->group_list);
+	efqd->dev = q->disk ? disk_devt(q->disk) : 0;
+	efqd->slice[0] = EFQ_SLICE_ASYNC_NS;
+	efqd->slice[1] = EFQ_SLICE_SYNC_NS;
+	efqd->group_idle = EFQ_GROUP_IDLE_NS;
+	efqd->hierarchical = true;
+	hrtimer_init(&efqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	efqd->idle_timer.function = efq_idle_timer_fn;
+
+	root = efq_group_alloc(GFP_KERNEL, q->node);
+	if (!root)
+		goto free_efqd;
+	efq_group_init(root, EFQ_WEIGHT_DEFAULT, IOPRIO_CLASS_BE);
+	root->efqd = efqd;
+	root->dev = efqd->dev;
+	efqd->root_group = root;
+
+	efq_init_queue(efqd, &efqd->oom_queue, 0, false, NULL);
+	efq_queue_set_group(&efqd->oom_queue, root);
+
+	if ((ops->features & EFQ_FEAT_SINGLE_QUEUE) &&
+	    !efq_new_single_queue(efqd, root, GFP_KERNEL))
+		goto put_root;
+
+	eq->elevator_data = efqd;
+	ret = efq_cgroup_activate(efqd);
+	if (ret)
+		goto put_queues;
+	return efqd;
+
+put_queues:
+	eq->elevator_data = NULL;
+	spin_lock_irq(&efqd->lock);
+	efq_group_put_queues(root);
+	spin_unlock_irq(&efqd->lock);
+put_root:
+	efq_put_group(root);
+	efq_put_group(root);
+free_efqd:
+	kfree(efqd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(efq_init_data);
+
+/**
+ * efq_exit_data() - tear down fair queuing for a device
+ * @efqd: the device
+ *
+ * Call from exit_sched before freeing the scheduler's own data: queues
+ * still cached release their scheduler queues through the ops.  The
+ * device must be drained: no request may be queued or in flight.
+ */
+void efq_exit_data(struct efq_data *efqd)
+{
+	struct efq_group *root = efqd->root_group;
+
+	hrtimer_cancel(&efqd->idle_timer);
+	spin_lock_irq(&efqd->lock);
+	efqd->idle_armed = false;
+	efq_expire_active(efqd, EFQ_EXPIRE_FORCED);
+	WARN_ON_ONCE(efqd->busy_queues || efqd->nr_queued);
+	spin_unlock_irq(&efqd->lock);
+
+	efq_cgroup_deactivate(efqd);
+
+	spin_lock_irq(&efqd->lock);
+	efq_group_flush_idle(root);
+	efq_group_put_queues(root);
+	spin_unlock_irq(&efqd->lock);
+	hrtimer_cancel(&efqd->idle_timer);
+
+	WARN_ON_ONCE(refcount_read(&efqd->oom_queue.ref) != 1);
+	WARN_ON_ONCE(!list_empty(&efqd->group_list));
+	/* the fallback queue's reference on the root group, then the device's */
+	efq_put_group(root);
+	WARN_ON_ONCE(refcount_read(&root->ref) != 1);
+	efq_put_group(root);
+	kfree(efqd);
+}
+EXPORT_SYMBOL_GPL(efq_exit_data);
+
+static int __init efq_init(void)
+{
+	int ret;
+
+	efq_queue_pool = KMEM_CACHE(efq_queue, 0);
+	if (!efq_queue_pool)
+		return -ENOMEM;
+	ret = efq_cgroup_init();
+	if (ret)
+		kmem_cache_destroy(efq_queue_pool);
+	return ret;
+}
+
+static void __exit efq_exit(void)
+{
+	efq_cgroup_exit();
+	kmem_cache_destroy(efq_queue_pool);
+}
+
+module_init(efq_init);
+module_exit(efq_exit);
+
+MODULE_AUTHOR("The efq authors");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Elevator fair queuing: hierarchical proportional IO control");

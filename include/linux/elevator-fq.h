@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efq - the elevator fair-queuing layer shared by the cfq, deadline-fq, as
+ * and noop IO schedulers.
+ *
+ * This header is the contract between the engine (block/elevator-fq.c),
+ * its cgroup glue (block/elevator-fq-cgroup.c) and the schedulers built on
+ * them.  A scheduler owns the ordering of requests inside its queues; the
+ * engine owns everything else: which queue (and which cgroup) is served,
+ * for how long, when the disk idles and who may preempt whom.
+ *
+ * Locking: every function below that takes a struct efq_data must be
+ * called with efqd->lock held unless its comment says otherwise.  The
+ * engine checks this with lockdep_assert_held().
+ */
+#ifndef _LINUX_ELEVATOR_FQ_H
+#define _LINUX_ELEVATOR_FQ_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/hrtimer.h>
+#include <linux/refcount.h>
+#include <linux/bitops.h>
+#include <linux/bits.h>
+#include <linux/ioprio.h>
+#include <linux/time64.h>
+
+struct request;
+struct request_queue;
+struct elevator_queue;
+struct blkcg;
+struct blkcg_gq;
+struct bio;
+
+/* Group weights (io.efq.weight) and the reference weight of all scaling. */
+#define EFQ_WEIGHT_MIN		100
+#define EFQ_WEIGHT_MAX		1000
+#define EFQ_WEIGHT_DEFAULT	500
+
+/* Fixed-point shift applied to nanoseconds of service before weighting. */
+#define EFQ_SERVICE_SHIFT	8
+
+/* One service tree per ioprio class: RT, BE and IDLE, in that order. */
+#define EFQ_NR_CLASSES		3
+
+/* Defaults of the common tunables, in nanoseconds. */
+#define EFQ_SLICE_SYNC_NS	(100 * NSEC_PER_MSEC)
+#define EFQ_SLICE_ASYNC_NS	(40 * NSEC_PER_MSEC)
+#define EFQ_GROUP_IDLE_NS	(8 * NSEC_PER_MSEC)
+/* How long an empty queue that used its slice waits to become busy again. */
+#define EFQ_WAIT_BUSY_NS	(8 * NSEC_PER_MSEC)
+
+/* Number of best-effort and real-time priority levels (0 is highest). */
+#define EFQ_NR_PRIO		8
+
+/**
+ * struct efq_service_tree - the entities of one class under one group
+ * @active: backlogged entities not in service, keyed by vdisktime relative
+ *	to @min_vdisktime; the leftmost node is cached
+ * @idle: recently served entities that went empty while still ahead of
+ *	@min_vdisktime, keyed by absolute vdisktime (the "idle tree" cache)
+ * @active_entity: the entity of this tree in service, if any; it is kept
+ *	out of @active while it runs
+ * @min_vdisktime: the tree's virtual clock; it never goes backwards
+ * @nr_active: entities backlogged on this tree, the one in service included
+ */
+struct efq_service_tree {
+	struct rb_root_cached active;
+	struct rb_root_cached idle;
+	struct efq_entity *active_entity;
+	u64 min_vdisktime;
+	unsigned int nr_active;
+};
+
+/**
+ * struct efq_sched_data - the children of one group
+ * @service_tree: one tree per class, indexed by class - 1
+ * @active_entity: the child in service at this level, if any
+ * @nr_active: backlogged children, the one in service included
+ * @nr_sync: backlogged children that are sync, non-idle-class queues
+ */
+struct efq_sched_data {
+	struct efq_service_tree service_tree[EFQ_NR_CLASSES];
+	struct efq_entity *active_entity;
+	unsigned int nr_active;
+	unsigned int nr_sync;
+};
+
+/**
+ * struct efq_entity - what the engine schedules: a queue or a group
+ * @rb_node: link in either the active or the idle tree of @st, never both
+ * @st: service tree of the parent group matching @ioprio_class
+ * @parent: entity of the owning group; NULL only for a device's root group
+ * @my_sd: children of a group entity; NULL for a queue
+ * @vdisktime: virtual time of the entity, compared wrap-safely
+ * @weight: effective weight (queues: from ioprio, groups: from the cgroup)
+ * @new_weight: weight to apply at the next (re)queue, see @prio_changed
+ * @ioprio_class: effective class, IOPRIO_CLASS_RT/BE/IDLE
+ * @new_class: class to apply at the next (re)queue
+ * @prio_changed: @new_weight or @new_class were written; applied lazily
+ * @on_st: backlogged on @st (also true while in service)
+ * @on_idle_st: cached in the idle tree of @st
+ * @has_history: @vdisktime was earned (taken back from the idle tree)
+ *	rather than being a fresh placement
+ * @exiting: the entity goes away and must never enter an idle tree
+ * @counted_sync: counted in the parent's nr_sync
+ * @total_time: disk time charged to this entity, in ns (real usage)
+ * @total_sectors: sectors dispatched by or below this entity
+ * @nr_enqueued: times the entity became backlogged
+ * @nr_dequeued: times the entity stopped being backlogged
+ */
+struct efq_entity {
+	struct rb_node rb_node;
+	struct efq_service_tree *st;
+	struct efq_entity *parent;
+	struct efq_sched_data *my_sd;
+	u64 vdisktime;
+	unsigned int weight;
+	unsigned int new_weight;
+	unsigned short ioprio_class;
+	unsigned short new_class;
+	bool prio_changed;
+	bool on_st;
+	bool on_idle_st;
+	bool has_history;
+	bool exiting;
+	bool counted_sync;
+	u64 total_time;
+	u64 total_sectors;
+	unsigned long nr_enqueued;
+	unsigned long nr_dequeued;
+};
+
+/* Bits of efq_queue.flags. */
+enum efq_queue_flag {
+	EFQ_QUEUE_FLAG_busy,		/* backlogged or in service */
+	EFQ_QUEUE_FLAG_wait_request,	/* idling: waiting for a new request */
+	EFQ_QUEUE_FLAG_must_dispatch,	/* a request arrived while idling */
+	EFQ_QUEUE_FLAG_idle_window,	/* the scheduler allows idling on it */
+	EFQ_QUEUE_FLAG_slice_new,	/* no completion yet in this activation */
+	EFQ_QUEUE_FLAG_sync,		/* sync queue: sync slice, may idle */
+	EFQ_QUEUE_FLAG_must_expire,	/* expire at the next selection */
+	EFQ_QUEUE_FLAG_charge_one_slice, /* ran untimed, charge <= 1 slice */
+};
+
+/**
+ * struct efq_queue - a leaf: requests are queued and dispatched here
+ * @entity: the schedulable part
+ * @ref: references (owner, requests, busy state, idle tree, group slot)
+ * @flags: EFQ_QUEUE_FLAG_* bits
+ * @efqd: the device
+ * @group: owning group (holds a reference on it)
+ * @sched_queue: the scheduler's own queue object
+ * @pid: owner, for logging
+ * @ioprio: priority level 0..7 the weight was derived from
+ * @nr_queued: requests in the scheduler, not yet dispatched
+ * @dispatched: requests dispatched and not yet completed
+ * @meta_pending: queued metadata requests
+ * @nr_sectors: sectors dispatched in the current activation
+ * @dispatch_start: when the queue became active (ns)
+ * @slice_start: first completion of the activation (ns), 0 if none yet
+ * @slice_end: end of the slice (ns), 0 if the slice has not started
+ */
+struct efq_queue {
+	struct efq_entity entity;
+	refcount_t ref;
+	unsigned long flags;
+	struct efq_data *efqd;
+	struct efq_group *group;
+	void *sched_queue;
+	int pid;
+	unsigned short ioprio;
+	unsigned int nr_queued;
+	unsigned int dispatched;
+	unsigned int meta_pending;
+	u64 nr_sectors;
+	u64 dispatch_start;
+	u64 slice_start;
+	u64 slice_end;
+};
+
+/* Bits of efq_group.flags. */
+enum efq_group_flag {
+	EFQ_GROUP_FLAG_idle_window,	/* group idling allowed (non-root) */
+	EFQ_GROUP_FLAG_wait_request,	/* group idle timer armed */
+	EFQ_GROUP_FLAG_wait_busy,	/* slice used, waiting to get busy */
+	EFQ_GROUP_FLAG_wait_busy_done,	/* a wait-busy ended by a request */
+};
+
+/**
+ * struct efq_group - the queues of one cgroup on one device
+ *
+ * Groups are the per-(cgroup, device) data of the "efq" blkcg policy; the
+ * cgroup glue allocates and frees them (efq_group_alloc(), efq_group_free())
+ * and the engine schedules them.  A device's root group belongs to the
+ * device, not to a blkcg.
+ *
+ * @entity: the schedulable part, in the parent group's trees
+ * @sched_data: the children of this group
+ * @ref: references (blkcg, child groups, queues)
+ * @efqd: device of the group, set when the group is linked
+ * @efqd_node: link in efqd->group_list while linked
+ * @flags: EFQ_GROUP_FLAG_* bits
+ * @linked: the group has a parent in its device's hierarchy (and holds a
+ *	reference on it)
+ * @online: the cgroup is alive; an offline group takes no new requests
+ * @late_preemption: a sync queue of this group was refused preemption
+ *	across groups; see efq_select_queue()
+ * @dev: device number of the device
+ * @async_queue: shared async queues of the group, per RT/BE class and prio
+ * @async_idle_queue: shared async queue of the idle class
+ * @ioq: the group's single queue (single-queue schedulers)
+ */
+struct efq_group {
+	struct efq_entity entity;
+	struct efq_sched_data sched_data;
+	refcount_t ref;
+	struct efq_data *efqd;
+	struct list_head efqd_node;
+	unsigned long flags;
+	bool linked;
+	bool online;
+	bool late_preemption;
+	dev_t dev;
+	struct efq_queue *async_queue[2][EFQ_NR_PRIO];
+	struct efq_queue *async_idle_queue;
+	struct efq_queue *ioq;
+};
+
+/* Scheduler features (efq_sched_ops.features). */
+#define EFQ_FEAT_SINGLE_QUEUE	BIT(0)	/* one queue per group */
+#define EFQ_FEAT_SELF_DRAIN	BIT(1)	/* drains itself before switching */
+#define EFQ_FEAT_QUEUE_IDLE	BIT(2)	/* single queues get idle_window */
+
+/**
+ * struct efq_sched_ops - what a scheduler provides to the engine
+ * @features: EFQ_FEAT_* bits
+ * @alloc_sched_queue: single-queue schedulers: allocate the scheduler
+ *	queue of a new group queue @ioq with @gfp; may fail
+ * @free_sched_queue: mandatory; the last reference of the efq_queue
+ *	owning @sq is gone: free @sq (the request queue may be going away)
+ * @active_queue_set: @sq becomes the queue in service; @coop is true when
+ *	it was proposed by @close_cooperator
+ * @active_queue_reset: @sq stops being the queue in service
+ * @arm_slice_timer: the queue in service just went empty at a completion
+ *	and may idle: call efq_arm_idle_timer() if it should
+ * @should_preempt: may a request @rq of @new_sq, in the same group as the
+ *	queue in service, preempt it?
+ * @close_cooperator: the queue in service @cur_sq is empty; propose a
+ *	queue to run next, or NULL
+ * @may_expire: veto an expiry of @sq (anticipation); returning false makes
+ *	the engine keep the queue and mark it must_expire.  @force expiries
+ *	cannot be refused.
+ */
+struct efq_sched_ops {
+	unsigned int features;
+	void *(*alloc_sched_queue)(struct efq_data *efqd, struct efq_queue *ioq,
+				   gfp_t gfp);
+	void (*free_sched_queue)(struct efq_data *efqd, void *sq);
+	void (*active_queue_set)(struct efq_data *efqd, void *sq, bool coop);
+	void (*active_queue_reset)(struct efq_data *efqd, void *sq);
+	void (*arm_slice_timer)(struct efq_data *efqd, void *sq);
+	bool (*should_preempt)(struct efq_data *efqd, void *new_sq,
+			       struct request *rq);
+	struct efq_queue *(*close_cooperator)(struct efq_data *efqd,
+					      void *cur_sq);
+	bool (*may_expire)(struct efq_data *efqd, void *sq, bool slice_expired,
+			   bool force);
+};
+
+/* Why a queue stopped being served; counted in efq_data.nr_expired. */
+enum efq_expire_reason {
+	EFQ_EXPIRE_SLICE_USED,		/* select: slice used */
+	EFQ_EXPIRE_IDLE_CLASS,		/* idle class: one round at a time */
+	EFQ_EXPIRE_COMPLETION,		/* completion: slice used */
+	EFQ_EXPIRE_EMPTY,		/* select: empty and not idling */
+	EFQ_EXPIRE_COOPERATOR,		/* select: a close cooperator runs */
+	EFQ_EXPIRE_FORCED,		/* forced dispatch drained it */
+	EFQ_EXPIRE_PREEMPTED,		/* another queue preempted it */
+	EFQ_EXPIRE_IDLE_TIMEOUT,	/* idle window passed, no request */
+	EFQ_EXPIRE_WAIT_BUSY_TIMEOUT,	/* group idle/wait-busy timed out */
+	EFQ_EXPIRE_LAST_EMPTY,		/* last busy queue went empty */
+	EFQ_EXPIRE_MUST_EXPIRE,		/* late preemption or a vetoed expiry */
+	EFQ_EXPIRE_SCHED,		/* the scheduler asked for it */
+	EFQ_EXPIRE_NR
+};
+
+/**
+ * struct efq_data - fair-queuing state of one device
+ * @lock: the scheduler instance's lock; it protects everything here
+ * @queue: the request queue
+ * @ops: the scheduler
+ * @sched_data: the scheduler's per-device data
+ * @root_group: the device's root group (root cgroup, never charged)
+ * @group_list: linked non-root groups
+ * @active_queue: the queue in service, or NULL
+ * @busy_queues: busy queues, the active one included
+ * @rq_in_driver: dispatched requests not yet completed
+ * @nr_queued: requests held in all queues
+ * @hold: the last selection held requests back on purpose (idling,
+ *	anticipation, draining): efq_has_work() is false until an event
+ * @idle_armed: @idle_timer is armed and its expiry must be acted upon
+ * @idle_timer: the one timer of queue idling, group idling and wait-busy
+ * @oom_queue: fallback queue of the root group when allocation fails
+ * @dev: device number
+ * @slice: base slice lengths in ns, [0] async, [1] sync
+ * @group_idle: group idle period in ns; 0 disables group idling
+ * @fairness: 1: drain before switching queues and charge real time
+ * @hierarchical: group scheduling on (else every queue is in the root)
+ * @nr_expired: expiries per enum efq_expire_reason
+ * @nr_preempted: preemptions done
+ */
+struct efq_data {
+	spinlock_t lock;	/* the scheduler instance's lock */
+	struct request_queue *queue;
+	const struct efq_sched_ops *ops;
+	void *sched_data;
+	struct efq_group *root_group;
+	struct list_head group_list;
+	struct efq_queue *active_queue;
+	unsigned int busy_queues;
+	unsigned int rq_in_driver;
+	unsigned int nr_queued;
+	bool hold;
+	bool idle_armed;
+	struct hrtimer idle_timer;
+	struct efq_queue oom_queue;
+	dev_t dev;
+	u64 slice[2];
+	u64 group_idle;
+	unsigned int fairness;
+	bool hierarchical;
+	unsigned long nr_expired[EFQ_EXPIRE_NR];
+	unsigned long nr_preempted;
+};
+
+#define EFQ_QUEUE_FNS(name)						\
+static inline void efq_mark_queue_##name(struct efq_queue *ioq)		\
+{									\
+	__set_bit(EFQ_QUEUE_FLAG_##name, &ioq->flags);			\
+}									\
+static inline void efq_clear_queue_##name(struct efq_queue *ioq)	\
+{									\
+	__clear_bit(EFQ_QUEUE_FLAG_##name, &ioq->flags);		\
+}									\
+static inline bool efq_queue_##name(const struct efq_queue *ioq)	\
+{									\
+	return test_bit(EFQ_QUEUE_FLAG_##name, &ioq->flags);		\
+}
+
+EFQ_QUEUE_FNS(busy)
+EFQ_QUEUE_FNS(wait_request)
+EFQ_QUEUE_FNS(must_dispatch)
+EFQ_QUEUE_FNS(idle_window)
+EFQ_QUEUE_FNS(slice_new)
+EFQ_QUEUE_FNS(sync)
+EFQ_QUEUE_FNS(must_expire)
+EFQ_QUEUE_FNS(charge_one_slice)
+#undef EFQ_QUEUE_FNS
+
+#define EFQ_GROUP_FNS(name)						\
+static inline void efq_mark_group_##name(struct efq_group *iog)		\
+{									\
+	__set_bit(EFQ_GROUP_FLAG_##name, &iog->flags);			\
+}									\
+static inline void efq_clear_group_##name(struct efq_group *iog)	\
+{									\
+	__clear_bit(EFQ_GROUP_FLAG_##name, &iog->flags);		\
+}									\
+static inline bool efq_group_##name(const struct efq_group *iog)	\
+{									\
+	return test_bit(EFQ_GROUP_FLAG_##name, &iog->flags);		\
+}
+
+EFQ_GROUP_FNS(idle_window)
+EFQ_GROUP_FNS(wait_request)
+EFQ_GROUP_FNS(wait_busy)
+EFQ_GROUP_FNS(wait_busy_done)
+#undef EFQ_GROUP_FNS
+
+/**
+ * efq_ioprio_to_weight() - weight of a queue of priority level @prio
+ * @prio: 0 (highest) .. 7 (lowest)
+ *
+ * Return: 500 + 100 * (4 - @prio), that is 900 .. 200.
+ */
+static inline unsigned int efq_ioprio_to_weight(unsigned int prio)
+{
+	return EFQ_WEIGHT_DEFAULT + EFQ_WEIGHT_DEFAULT / 5 * (4 - (int)prio);
+}
+
+static inline bool efq_queue_class_idle(const struct efq_queue *ioq)
+{
+	return ioq->entity.ioprio_class == IOPRIO_CLASS_IDLE;
+}
+
+static inline bool efq_queue_class_rt(const struct efq_queue *ioq)
+{
+	return ioq->entity.ioprio_class == IOPRIO_CLASS_RT;
+}
+
+static inline void *efq_active_sched_queue(struct efq_data *efqd)
+{
+	return efqd->active_queue ? efqd->active_queue->sched_queue : NULL;
+}
+
+/* --- device lifetime (elevator init_sched / exit_sched) --- */
+struct efq_data *efq_init_data(struct request_queue *q,
+			       struct elevator_queue *eq,
+			       const struct efq_sched_ops *ops,
+			       void *sched_data);
+void efq_exit_data(struct efq_data *efqd);
+int efq_set_hierarchical(struct efq_data *efqd, bool on);
+
+/* --- queues --- */
+struct efq_queue *efq_alloc_queue(struct efq_data *efqd, gfp_t gfp);
+void efq_init_queue(struct efq_data *efqd, struct efq_queue *ioq, int pid,
+		    bool sync, void *sched_queue);
+void efq_queue_set_group(struct efq_queue *ioq, struct efq_group *iog);
+int efq_queue_set_ioprio(struct efq_queue *ioq, unsigned int prio);
+int efq_queue_set_ioprio_class(struct efq_queue *ioq, unsigned int ioclass);
+void efq_get_queue(struct efq_queue *ioq);
+void efq_put_queue(struct efq_queue *ioq);
+void efq_exit_queue(struct efq_data *efqd, struct efq_queue *ioq);
+struct efq_queue *efq_oom_queue(struct efq_data *efqd);
+struct efq_queue *efq_group_single_queue(struct efq_data *efqd,
+					 struct efq_group *iog);
+struct efq_queue *efq_group_async_queue(struct efq_group *iog,
+					unsigned int ioclass,
+					unsigned int prio);
+void efq_group_set_async_queue(struct efq_group *iog, unsigned int ioclass,
+			       unsigned int prio, struct efq_queue *ioq);
+u64 efq_queue_slice(struct efq_data *efqd, struct efq_queue *ioq);
+bool efq_queue_slice_used(struct efq_queue *ioq);
+
+/* --- request events, in the order a request sees them --- */
+void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
+		     struct request *rq);
+void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
+			     struct request *rq);
+void efq_request_dispatched(struct efq_data *efqd, struct efq_queue *ioq,
+			    struct request *rq);
+void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
+			  struct request *rq);
+void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
+			   struct request *rq);
+
+/* --- selection and expiry --- */
+struct efq_queue *efq_select_queue(struct efq_data *efqd, bool force);
+void efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
+		      enum efq_expire_reason reason);
+void efq_expire_active(struct efq_data *efqd, enum efq_expire_reason reason);
+void efq_arm_idle_timer(struct efq_data *efqd, u64 ns);
+bool efq_queue_is_idling(struct efq_data *efqd, struct efq_queue *ioq);
+bool efq_group_should_idle(struct efq_queue *ioq);
+void efq_hold_dispatch(struct efq_data *efqd);
+bool efq_has_work(struct efq_data *efqd);
+void efq_schedule_dispatch(struct efq_data *efqd);
+
+/* --- groups (engine side) --- */
+void efq_group_init(struct efq_group *iog, unsigned int weight,
+		    unsigned short ioclass);
+void efq_group_link(struct efq_data *efqd, struct efq_group *iog,
+		    struct efq_group *parent);
+void efq_group_offline(struct efq_data *efqd, struct efq_group *iog);
+void efq_get_group(struct efq_group *iog);
+void efq_put_group(struct efq_group *iog);
+void efq_group_set_weight(struct efq_group *iog, unsigned int weight);
+void efq_group_set_ioprio_class(struct efq_group *iog, unsigned short ioclass);
+struct efq_group *efq_queue_group(struct efq_queue *ioq);
+
+/* --- groups (cgroup glue, block/elevator-fq-cgroup.c) --- */
+struct efq_group *efq_group_alloc(gfp_t gfp, int node);
+void efq_group_free(struct efq_group *iog);
+struct efq_group *efq_group_of_blkg(struct efq_data *efqd,
+				    struct blkcg_gq *blkg);
+struct efq_group *efq_group_of_rq(struct efq_data *efqd, struct request *rq);
+struct efq_group *efq_group_of_bio(struct efq_data *efqd, struct bio *bio);
+int efq_cgroup_activate(struct efq_data *efqd);
+void efq_cgroup_deactivate(struct efq_data *efqd);
+int efq_cgroup_set_weight(struct blkcg *blkcg, unsigned int weight);
+int efq_cgroup_set_ioprio_class(struct blkcg *blkcg, unsigned int ioclass);
+int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
+			      unsigned int weight, unsigned int ioclass);
+int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf);
+int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf);
+int efq_cgroup_init(void);
+void efq_cgroup_exit(void);
+
+#endif /* _LINUX_ELEVATOR_FQ_H */
