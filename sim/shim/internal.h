@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim: declarations shared by the shim's implementation files only.
+#pragma once
+
+#include <cstdarg>
+#include <string>
+
+extern "C" {
+#include <linux/types.h>
+#include <linux/lockdep_types.h>
+}
+
+namespace sim {
+
+// printf into a std::string.
+std::string vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Report a lock error (counted, and counted as a WARN).
+void lock_error(const char *file, int line, const std::string &msg);
+// Report a WARN from shim code.
+void warn(const char *file, int line, const std::string &msg);
+
+// True (after reporting a lock error naming @what) unless the caller runs in
+// task context with no spinlock held, interrupts and bottom halves enabled
+// and no RCU read lock: the only state in which the sim may run timers and
+// deferred work.
+bool require_top_level(const char *what);
+
+// Run queued RCU callbacks and work items until none is left.
+void run_deferred();
+
+void clock_reset();
+void slab_reset();
+void work_reset();
+void rcu_reset();
+
+} // namespace sim
