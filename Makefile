@@ -22,13 +22,6 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-# C++ files that clang-format owns: sim/, tests/ and bench/, except the shim
-# headers in sim/include/ (kernel-style C, compiled as C by the engine) and
-# C sources (*.c).
-CXX_FILES = $(shell find sim tests bench -path sim/include -prune -o -type f \
-	\( -name '*.cc' -o -name '*.cpp' -o -name '*.hh' -o -name '*.hpp' -o -name '*.h' \) \
-	-print 2>/dev/null | LC_ALL=C sort)
-
 .PHONY: all help setup build unit test check module bench format format-check clean distclean
 
 all: build
@@ -76,16 +69,10 @@ bench: setup
 
 # --- C++ formatting ----------------------------------------------------------
 format: setup
-	@files="$(CXX_FILES)"; [ -z "$$files" ] || clang-format -i $$files
+	@scripts/format
 
 format-check: setup
-	@files="$(CXX_FILES)"; \
-	if [ -z "$$files" ]; then echo "format-check: no C++ files yet"; exit 0; fi; \
-	if clang-format --dry-run --Werror $$files; then \
-		echo "format-check: PASS ($$(wc -w <<<"$$files") files)"; \
-	else \
-		echo "format-check: FAIL (run 'make format')"; exit 1; \
-	fi
+	@scripts/format --check
 
 clean:
 	rm -rf $(TEST_DIR) $(BENCH_DIR) build/kmod build/check
