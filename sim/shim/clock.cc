@@ -221,7 +221,7 @@ void sim_clock_reset(void)
 
 /* ---- hrtimer ---- */
 
-void hrtimer_init(struct hrtimer *timer, clockid_t which_clock, enum hrtimer_mode mode)
+void hrtimer_init(struct hrtimer *timer, clockid_t /*which_clock*/, enum hrtimer_mode mode)
 {
 	if (timer->node.magic == HRTIMER_MAGIC && timer->node.queued) {
 		sim::warn(__FILE__, __LINE__, "hrtimer_init() on an armed timer");

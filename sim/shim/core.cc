@@ -347,7 +347,7 @@ void sim_might_sleep(const char *file, int line)
 
 /* ---- interrupt state ---- */
 
-unsigned long sim_local_irq_save(const char *file, int line)
+unsigned long sim_local_irq_save(const char */*file*/, int /*line*/)
 {
 	unsigned long flags = top().irqs_off;
 	top().irqs_off = true;
@@ -363,7 +363,7 @@ void sim_local_irq_restore(unsigned long flags, const char *file, int line)
 	top().irqs_off = flags != 0;
 }
 
-void sim_local_irq_disable(const char *file, int line)
+void sim_local_irq_disable(const char */*file*/, int /*line*/)
 {
 	top().irqs_off = true;
 }
@@ -382,7 +382,7 @@ bool sim_irqs_disabled(void)
 	return top().irqs_off;
 }
 
-void sim_local_bh_disable(const char *file, int line)
+void sim_local_bh_disable(const char */*file*/, int /*line*/)
 {
 	top().bh_off++;
 }
@@ -646,7 +646,9 @@ Module &module_for(const char *file)
 	for (Module &m : modules())
 		if (m.file == file)
 			return m;
-	modules().push_back(Module{file});
+	Module m;
+	m.file = file;
+	modules().push_back(m);
 	return modules().back();
 }
 } // namespace
@@ -658,7 +660,7 @@ void sim_module_register_init(initcall_t fn, const char *name, const char *file)
 	m.init_name = name;
 }
 
-void sim_module_register_exit(exitcall_t fn, const char *name, const char *file)
+void sim_module_register_exit(exitcall_t fn, const char */*name*/, const char *file)
 {
 	module_for(file).exit = fn;
 }
@@ -699,7 +701,7 @@ int sim_modules_count(void)
 	return n;
 }
 
-int __request_module(bool wait, const char *fmt, ...)
+int __request_module(bool /*wait*/, const char */*fmt*/, ...)
 {
 	return -ENOSYS;
 }

@@ -147,7 +147,7 @@ void sim_init_delayed_work(struct delayed_work *dwork, work_func_t func)
 	timer_setup(&dwork->timer, delayed_work_timer_fn, 0);
 }
 
-bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
+bool queue_work(struct workqueue_struct */*wq*/, struct work_struct *work)
 {
 	if (work->pending)
 		return false;
@@ -214,14 +214,14 @@ bool flush_work(struct work_struct *work)
 	return was;
 }
 
-void flush_workqueue(struct workqueue_struct *wq)
+void flush_workqueue(struct workqueue_struct */*wq*/)
 {
 	might_sleep();
 	if (sim::require_top_level("flush_workqueue()"))
 		sim::run_deferred();
 }
 
-struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags, int max_active, ...)
+struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int /*flags*/, int /*max_active*/, ...)
 {
 	return new workqueue_struct{{fmt}};
 }

@@ -30,6 +30,7 @@ typedef unsigned int __bitwise fmode_t;
 typedef u64 sector_t;
 typedef u64 phys_addr_t;
 typedef unsigned int __bitwise slab_flags_t;
+typedef unsigned short umode_t;
 
 struct list_head {
 	struct list_head *next, *prev;

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efqsim shim of block/blk-mq-sched.h (6.1).  The merge helpers are
+ * implemented by the sim's block layer model.
+ */
+#ifndef _SIM_BLK_MQ_SCHED_H
+#define _SIM_BLK_MQ_SCHED_H
+
+#include "elevator.h"
+#include "blk-mq.h"
+#include "blk-mq-tag.h"
+
+#define MAX_SCHED_RQ (16 * BLKDEV_DEFAULT_RQ)
+
+SIM_BEGIN_DECLS
+bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio, unsigned int nr_segs,
+			    struct request **merged_request);
+bool blk_mq_sched_try_insert_merge(struct request_queue *q, struct request *rq,
+				   struct list_head *free);
+/* Counts the call in hctx->queue->sim_restart_count. */
+void blk_mq_sched_mark_restart_hctx(struct blk_mq_hw_ctx *hctx);
+SIM_END_DECLS
+
+static inline bool blk_mq_sched_needs_restart(struct blk_mq_hw_ctx *hctx)
+{
+	return test_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state);
+}
+
+static inline bool bio_mergeable(struct bio *bio)
+{
+	return !(bio->bi_opf & REQ_NOMERGE_FLAGS);
+}
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* efqsim shim of block/blk-mq.h (6.1): what schedulers use of it. */
+#ifndef _SIM_BLK_MQ_PRIVATE_H
+#define _SIM_BLK_MQ_PRIVATE_H
+
+#include <linux/blk-mq.h>
+
+struct blk_mq_ctx {
+	unsigned int cpu;
+	unsigned short index_hw[1];
+	struct blk_mq_hw_ctx *hctxs[1];
+	struct request_queue *queue;
+};
+
+struct blk_mq_alloc_data {
+	struct request_queue *q;
+	blk_mq_req_flags_t flags;
+	unsigned int shallow_depth;
+	blk_opf_t cmd_flags;
+	req_flags_t rq_flags;
+	unsigned int nr_tags;
+	struct request **cached_rq;
+	struct blk_mq_ctx *ctx;
+	struct blk_mq_hw_ctx *hctx;
+};
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* efqsim shim of block/blk-wbt.h (6.1): the sim has no writeback throttling. */
+#ifndef _SIM_BLK_WBT_H
+#define _SIM_BLK_WBT_H
+
+#include <linux/blkdev.h>
+
+static inline void wbt_disable_default(struct request_queue *q)
+{
+	q->sim_wbt_disabled = true;
+}
+
+#endif

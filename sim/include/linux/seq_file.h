@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efqsim shim: a seq_file is a growable text buffer here; the sim reads
+ * what a show function printed (see <sim/blkcg.h>).
+ */
+#ifndef _SIM_LINUX_SEQ_FILE_H
+#define _SIM_LINUX_SEQ_FILE_H
+
+#include <stdarg.h>
+#include <linux/types.h>
+#include <linux/compiler.h>
+
+struct seq_file {
+	char *buf;	/* malloc'ed, NUL-terminated */
+	size_t size;
+	size_t count;
+	loff_t index;
+	/* cgroup files: the struct kernfs_open_file ("private" is C++'s) */
+#ifdef __cplusplus
+	void *private_;
+#else
+	void *private;
+#endif
+};
+
+SIM_BEGIN_DECLS
+void seq_printf(struct seq_file *m, const char *fmt, ...) __printf(2, 3);
+void seq_vprintf(struct seq_file *m, const char *fmt, va_list args) __printf(2, 0);
+void seq_puts(struct seq_file *m, const char *s);
+void seq_putc(struct seq_file *m, char c);
+void seq_write(struct seq_file *m, const void *data, size_t len);
+SIM_END_DECLS
+
+#define SEQ_START_TOKEN ((void *)1)
+
+#endif

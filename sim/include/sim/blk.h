@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efqsim: sim side of the block-layer shims (C and C++).
+ *
+ * struct request_queue carries sim_* fields for the sim's block layer
+ * model: sim_hctxs[] (queue_for_each_hw_ctx), sim_run_hw_queues (called by
+ * blk_mq_run_hw_queues()), and the counters sim_run_count and
+ * sim_restart_count.  Queues and disks are set up with sim_queue_init()
+ * (<sim/blkcg.h>).
+ */
+#ifndef _SIM_BLK_H
+#define _SIM_BLK_H
+
+#include <linux/types.h>
+
+struct request_queue;
+struct elevator_type;
+
+SIM_BEGIN_DECLS
+/* The registered elevator type called @name (or with that alias), or NULL. */
+struct elevator_type *sim_elv_find(const char *name);
+/* Number of registered elevator types. */
+int sim_elv_count(void);
+
+/* Receives every blk_add_trace_msg() (formatted, without "\n"). */
+typedef void (*sim_blktrace_hook_t)(struct request_queue *q, const char *msg, void *arg);
+void sim_blktrace_set_hook(sim_blktrace_hook_t hook, void *arg);
+SIM_END_DECLS
+
+#endif

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim: the elevator registry and the blk-mq calls schedulers make,
+// blktrace messages, sysfs_emit and seq_file buffers.
+
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+
+extern "C" {
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/blktrace_api.h>
+#include <linux/iocontext.h>
+#include <linux/seq_file.h>
+#include <linux/sysfs.h>
+#include "elevator.h"
+#include "blk-mq-sched.h"
+#include <sim/blk.h>
+#include <sim/kernel.h>
+}
+
+namespace {
+
+std::vector<elevator_type *> g_elevators;
+sim_blktrace_hook_t g_trace_hook;
+void *g_trace_arg;
+
+void elevator_release(struct kobject *kobj)
+{
+	elevator_queue *eq = container_of(kobj, elevator_queue, kobj);
+	kfree(eq);
+}
+
+} // namespace
+
+extern "C" {
+
+/* ---- elevators ---- */
+
+int elv_register(struct elevator_type *e)
+{
+	if (!e->elevator_name || std::strlen(e->elevator_name) >= ELV_NAME_MAX) {
+		sim::warn(__FILE__, __LINE__, "elv_register(): missing or too long elevator name");
+		return -EINVAL;
+	}
+	if (WARN_ON(e->icq_size && e->icq_size < sizeof(struct io_cq)))
+		return -EINVAL;
+	for (elevator_type *o : g_elevators) {
+		if (o == e || !std::strcmp(o->elevator_name, e->elevator_name))
+			return -EBUSY;
+	}
+	if (e->icq_size) {
+		snprintf(e->icq_cache_name, sizeof(e->icq_cache_name), "%s_io_cq",
+			 e->elevator_name);
+		e->icq_cache = kmem_cache_create(e->icq_cache_name, e->icq_size, e->icq_align, 0,
+						 nullptr);
+		if (!e->icq_cache)
+			return -ENOMEM;
+	}
+	g_elevators.push_back(e);
+	printk(KERN_INFO "io scheduler %s registered\n", e->elevator_name);
+	return 0;
+}
+
+void elv_unregister(struct elevator_type *e)
+{
+	for (auto it = g_elevators.begin(); it != g_elevators.end(); ++it) {
+		if (*it == e) {
+			g_elevators.erase(it);
+			if (e->icq_cache) {
+				rcu_barrier();
+				kmem_cache_destroy(e->icq_cache);
+				e->icq_cache = nullptr;
+			}
+			return;
+		}
+	}
+	WARN(1, "elv_unregister(%s): not registered\n", e->elevator_name);
+}
+
+struct elevator_type *sim_elv_find(const char *name)
+{
+	for (elevator_type *e : g_elevators)
+		if (!std::strcmp(e->elevator_name, name) ||
+		    (e->elevator_alias && !std::strcmp(e->elevator_alias, name)))
+			return e;
+	return nullptr;
+}
+
+int sim_elv_count(void)
+{
+	return (int)g_elevators.size();
+}
+
+struct elevator_queue *elevator_alloc(struct request_queue */*q*/, struct elevator_type *e)
+{
+	auto *eq = static_cast<elevator_queue *>(kzalloc(sizeof(elevator_queue), GFP_KERNEL));
+	if (!eq)
+		return nullptr;
+	eq->type = e;
+	eq->kobj.name = "iosched";
+	eq->kobj.refcount = 1;
+	eq->kobj.sim_release = elevator_release;
+	mutex_init(&eq->sysfs_lock);
+	return eq;
+}
+
+bool elv_bio_merge_ok(struct request *rq, struct bio *bio)
+{
+	if (rq->q != (bio->bi_bdev ? bio->bi_bdev->bd_queue : rq->q))
+		return false;
+	if (rq_data_dir(rq) != bio_data_dir(bio))
+		return false;
+	if (bio->bi_opf & REQ_NOMERGE_FLAGS)
+		return false;
+	if (rq->bio && rq->bio->bi_blkg != bio->bi_blkg)
+		return false;
+	const struct elevator_queue *e = rq->q->elevator;
+	if (e && e->type->ops.allow_merge)
+		return e->type->ops.allow_merge(rq->q, rq, bio);
+	return true;
+}
+
+/* Requests sorted by start sector; equal sectors keep insertion order. */
+void elv_rb_add(struct rb_root *root, struct request *rq)
+{
+	struct rb_node **p = &root->rb_node, *parent = nullptr;
+
+	while (*p) {
+		parent = *p;
+		if (blk_rq_pos(rq) < blk_rq_pos(rb_entry_rq(parent)))
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&rq->rb_node, parent, p);
+	rb_insert_color(&rq->rb_node, root);
+}
+
+void elv_rb_del(struct rb_root *root, struct request *rq)
+{
+	BUG_ON(RB_EMPTY_NODE(&rq->rb_node));
+	rb_erase(&rq->rb_node, root);
+	RB_CLEAR_NODE(&rq->rb_node);
+}
+
+struct request *elv_rb_find(struct rb_root *root, sector_t sector)
+{
+	struct rb_node *n = root->rb_node;
+
+	while (n) {
+		struct request *rq = rb_entry_rq(n);
+		if (sector < blk_rq_pos(rq))
+			n = n->rb_left;
+		else if (sector > blk_rq_pos(rq))
+			n = n->rb_right;
+		else
+			return rq;
+	}
+	return nullptr;
+}
+
+struct request *elv_rb_former_request(struct request_queue */*q*/, struct request *rq)
+{
+	struct rb_node *rbprev = rb_prev(&rq->rb_node);
+	return rbprev ? rb_entry_rq(rbprev) : nullptr;
+}
+
+struct request *elv_rb_latter_request(struct request_queue */*q*/, struct request *rq)
+{
+	struct rb_node *rbnext = rb_next(&rq->rb_node);
+	return rbnext ? rb_entry_rq(rbnext) : nullptr;
+}
+
+void elv_rqhash_del(struct request_queue */*q*/, struct request *rq)
+{
+	if (rq->rq_flags & RQF_HASHED) {
+		hlist_del_init(&rq->hash);
+		rq->rq_flags &= ~RQF_HASHED;
+	}
+}
+
+void elv_rqhash_add(struct request_queue *q, struct request *rq)
+{
+	struct elevator_queue *e = q->elevator;
+	sector_t end = blk_rq_pos(rq) + blk_rq_sectors(rq);
+
+	BUG_ON(rq->rq_flags & RQF_HASHED);
+	hlist_add_head(&rq->hash, &e->hash[end % (1 << ELV_HASH_BITS)]);
+	rq->rq_flags |= RQF_HASHED;
+}
+
+/* ---- blk-mq calls ---- */
+
+void blk_mq_run_hw_queues(struct request_queue *q, bool async)
+{
+	q->sim_run_count++;
+	if (q->sim_run_hw_queues)
+		q->sim_run_hw_queues(q, async);
+}
+
+void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
+{
+	blk_mq_run_hw_queues(hctx->queue, async);
+}
+
+void blk_mq_delay_run_hw_queues(struct request_queue *q, unsigned long /*msecs*/)
+{
+	blk_mq_run_hw_queues(q, true);
+}
+
+void blk_mq_sched_mark_restart_hctx(struct blk_mq_hw_ctx *hctx)
+{
+	set_bit(BLK_MQ_S_SCHED_RESTART, &hctx->state);
+	hctx->queue->sim_restart_count++;
+}
+
+void blk_mq_freeze_queue(struct request_queue *q)
+{
+	might_sleep();
+	q->mq_freeze_depth++;
+}
+
+void blk_mq_unfreeze_queue(struct request_queue *q)
+{
+	if (WARN_ON(q->mq_freeze_depth <= 0))
+		return;
+	q->mq_freeze_depth--;
+}
+
+/* ---- blktrace ---- */
+
+bool sim_blktrace_enabled(struct request_queue */*q*/)
+{
+	return g_trace_hook || sim_printk_level > LOGLEVEL_DEBUG;
+}
+
+void sim_blktrace_msg(struct request_queue *q, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	std::string msg = sim::vformat(fmt, ap);
+	va_end(ap);
+	while (!msg.empty() && msg.back() == '\n')
+		msg.pop_back();
+	if (g_trace_hook)
+		g_trace_hook(q, msg.c_str(), g_trace_arg);
+	else
+		printk(KERN_DEBUG "blktrace %s: %s\n",
+		       q && q->disk ? q->disk->disk_name : "?", msg.c_str());
+}
+
+void sim_blktrace_set_hook(sim_blktrace_hook_t hook, void *arg)
+{
+	g_trace_hook = hook;
+	g_trace_arg = arg;
+}
+
+/* ---- sysfs ---- */
+
+int sysfs_emit(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vscnprintf(buf, PAGE_SIZE, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int sysfs_emit_at(char *buf, int at, const char *fmt, ...)
+{
+	if (WARN(at < 0 || at >= (int)PAGE_SIZE, "invalid sysfs_emit_at: %d\n", at))
+		return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vscnprintf(buf + at, PAGE_SIZE - at, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* ---- seq_file ---- */
+
+void seq_write(struct seq_file *m, const void *data, size_t len)
+{
+	if (m->count + len + 1 > m->size) {
+		size_t size = m->size ? m->size : 256;
+		while (m->count + len + 1 > size)
+			size *= 2;
+		m->buf = static_cast<char *>(std::realloc(m->buf, size));
+		m->size = size;
+	}
+	std::memcpy(m->buf + m->count, data, len);
+	m->count += len;
+	m->buf[m->count] = '\0';
+}
+
+void seq_vprintf(struct seq_file *m, const char *fmt, va_list args)
+{
+	std::string s = sim::vformat(fmt, args);
+	seq_write(m, s.data(), s.size());
+}
+
+void seq_printf(struct seq_file *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	seq_vprintf(m, fmt, ap);
+	va_end(ap);
+}
+
+void seq_puts(struct seq_file *m, const char *s)
+{
+	seq_write(m, s, std::strlen(s));
+}
+
+void seq_putc(struct seq_file *m, char c)
+{
+	seq_write(m, &c, 1);
+}
+
+} // extern "C"
