@@ -30,7 +30,7 @@ help:
 	@echo "make test          setup, build, unit tests, format-check, check (what CI runs)"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
-	@echo "make unit          build, then run the unit tests with ctest"
+	@echo "make unit          build, then run the test suites with ctest"
 	@echo "make check         checkpatch --strict + Kbuild module build with W=1 and sparse"
 	@echo "make module        build the kernel modules into build/kmod/"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
