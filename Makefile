@@ -47,8 +47,11 @@ build: setup
 	@cmake -S . -B $(TEST_DIR) -DCMAKE_BUILD_TYPE=Debug -DEFQ_SANITIZE=ON >/dev/null
 	cmake --build $(TEST_DIR) -j$(JOBS)
 
+# One CTest test per TEST(); only failures (with their output) and the totals
+# are printed.
 unit: build
-	ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS)
+	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
+		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
 test: setup build unit format-check check
 
