@@ -81,7 +81,6 @@ static struct kmem_cache *efq_queue_pool;
 				  ##__VA_ARGS__);			\
 	} while (0)
 
-
 /* Virtual time comparisons survive a wrap of the u64 clock. */
 static inline bool efq_vdisktime_gt(u64 a, u64 b)
 {
