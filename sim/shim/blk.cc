@@ -58,8 +58,8 @@ int elv_register(struct elevator_type *e)
 	if (e->icq_size) {
 		snprintf(e->icq_cache_name, sizeof(e->icq_cache_name), "%s_io_cq",
 			 e->elevator_name);
-		e->icq_cache = kmem_cache_create(e->icq_cache_name, e->icq_size, e->icq_align, 0,
-						 nullptr);
+		e->icq_cache =
+			kmem_cache_create(e->icq_cache_name, e->icq_size, e->icq_align, 0, nullptr);
 		if (!e->icq_cache)
 			return -ENOMEM;
 	}
@@ -98,7 +98,7 @@ int sim_elv_count(void)
 	return (int)g_elevators.size();
 }
 
-struct elevator_queue *elevator_alloc(struct request_queue */*q*/, struct elevator_type *e)
+struct elevator_queue *elevator_alloc(struct request_queue * /*q*/, struct elevator_type *e)
 {
 	auto *eq = static_cast<elevator_queue *>(kzalloc(sizeof(elevator_queue), GFP_KERNEL));
 	if (!eq)
@@ -166,19 +166,19 @@ struct request *elv_rb_find(struct rb_root *root, sector_t sector)
 	return nullptr;
 }
 
-struct request *elv_rb_former_request(struct request_queue */*q*/, struct request *rq)
+struct request *elv_rb_former_request(struct request_queue * /*q*/, struct request *rq)
 {
 	struct rb_node *rbprev = rb_prev(&rq->rb_node);
 	return rbprev ? rb_entry_rq(rbprev) : nullptr;
 }
 
-struct request *elv_rb_latter_request(struct request_queue */*q*/, struct request *rq)
+struct request *elv_rb_latter_request(struct request_queue * /*q*/, struct request *rq)
 {
 	struct rb_node *rbnext = rb_next(&rq->rb_node);
 	return rbnext ? rb_entry_rq(rbnext) : nullptr;
 }
 
-void elv_rqhash_del(struct request_queue */*q*/, struct request *rq)
+void elv_rqhash_del(struct request_queue * /*q*/, struct request *rq)
 {
 	if (rq->rq_flags & RQF_HASHED) {
 		hlist_del_init(&rq->hash);
@@ -236,7 +236,7 @@ void blk_mq_unfreeze_queue(struct request_queue *q)
 
 /* ---- blktrace ---- */
 
-bool sim_blktrace_enabled(struct request_queue */*q*/)
+bool sim_blktrace_enabled(struct request_queue * /*q*/)
 {
 	return g_trace_hook || sim_printk_level > LOGLEVEL_DEBUG;
 }
@@ -252,8 +252,8 @@ void sim_blktrace_msg(struct request_queue *q, const char *fmt, ...)
 	if (g_trace_hook)
 		g_trace_hook(q, msg.c_str(), g_trace_arg);
 	else
-		printk(KERN_DEBUG "blktrace %s: %s\n",
-		       q && q->disk ? q->disk->disk_name : "?", msg.c_str());
+		printk(KERN_DEBUG "blktrace %s: %s\n", q && q->disk ? q->disk->disk_name : "?",
+		       msg.c_str());
 }
 
 void sim_blktrace_set_hook(sim_blktrace_hook_t hook, void *arg)

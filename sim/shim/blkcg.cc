@@ -65,7 +65,7 @@ void ensure_root()
 	list_add_tail(&r->all_blkcgs_node, &g_all_blkcgs);
 	r->css.id = 1;
 	r->css.flags = CSS_ONLINE;
-	r->css.refcnt.count = 1;	// never killed: a percpu_ref in percpu mode
+	r->css.refcnt.count = 1; // never killed: a percpu_ref in percpu mode
 	INIT_LIST_HEAD(&r->css.sibling);
 	INIT_LIST_HEAD(&r->css.children);
 	g_root_cgroup.blkcg = r;
@@ -378,7 +378,8 @@ void print_io_stat(seq_file *sf, blkcg *b)
 		if (!dname)
 			continue;
 		const blkg_iostat &st = blkg->iostat.cur;
-		seq_printf(sf, "%s rbytes=%llu wbytes=%llu rios=%llu wios=%llu dbytes=%llu dios=%llu",
+		seq_printf(sf,
+			   "%s rbytes=%llu wbytes=%llu rios=%llu wios=%llu dbytes=%llu dios=%llu",
 			   dname, st.bytes[BLKG_IOSTAT_READ], st.bytes[BLKG_IOSTAT_WRITE],
 			   st.ios[BLKG_IOSTAT_READ], st.ios[BLKG_IOSTAT_WRITE],
 			   st.bytes[BLKG_IOSTAT_DISCARD], st.ios[BLKG_IOSTAT_DISCARD]);
@@ -478,11 +479,9 @@ int blkcg_policy_register(struct blkcg_policy *pol)
 	g_policies[i] = pol;
 
 	blkcg *b;
-	list_for_each_entry(b, &g_all_blkcgs, all_blkcgs_node)
-	{
+	list_for_each_entry(b, &g_all_blkcgs, all_blkcgs_node) {
 		if (!alloc_cpd(b, i, GFP_KERNEL)) {
-			list_for_each_entry(b, &g_all_blkcgs, all_blkcgs_node)
-			{
+			list_for_each_entry(b, &g_all_blkcgs, all_blkcgs_node) {
 				if (b->cpd[i]) {
 					pol->cpd_free_fn(b->cpd[i]);
 					b->cpd[i] = nullptr;
@@ -513,8 +512,7 @@ void blkcg_policy_unregister(struct blkcg_policy *pol)
 		return;
 	if (pol->cpd_free_fn) {
 		blkcg *b;
-		list_for_each_entry(b, &g_all_blkcgs, all_blkcgs_node)
-		{
+		list_for_each_entry(b, &g_all_blkcgs, all_blkcgs_node) {
 			if (b->cpd[pol->plid]) {
 				pol->cpd_free_fn(b->cpd[pol->plid]);
 				b->cpd[pol->plid] = nullptr;
@@ -536,8 +534,7 @@ int blkcg_activate_policy(struct request_queue *q, const struct blkcg_policy *po
 retry:
 	spin_lock_irq(&q->queue_lock);
 	// q->blkg_list has the newest first: walk it backwards, parents first.
-	list_for_each_entry_reverse(blkg, &q->blkg_list, q_node)
-	{
+	list_for_each_entry_reverse(blkg, &q->blkg_list, q_node) {
 		blkg_policy_data *pd;
 
 		if (blkg->pd[pol->plid])
@@ -587,8 +584,7 @@ out:
 
 enomem:
 	spin_lock_irq(&q->queue_lock);
-	list_for_each_entry(blkg, &q->blkg_list, q_node)
-	{
+	list_for_each_entry(blkg, &q->blkg_list, q_node) {
 		blkcg *b = blkg->blkcg;
 		spin_lock(&b->lock);
 		blkg_policy_data *pd = blkg->pd[pol->plid];
@@ -615,8 +611,7 @@ void blkcg_deactivate_policy(struct request_queue *q, const struct blkcg_policy 
 	blk_mq_freeze_queue(q);
 	spin_lock_irq(&q->queue_lock);
 	__clear_bit(pol->plid, q->blkcg_pols);
-	list_for_each_entry(blkg, &q->blkg_list, q_node)
-	{
+	list_for_each_entry(blkg, &q->blkg_list, q_node) {
 		blkcg *b = blkg->blkcg;
 		spin_lock(&b->lock);
 		if (blkg->pd[pol->plid]) {
@@ -773,7 +768,7 @@ void blkg_conf_finish(struct blkg_conf_ctx *ctx)
 
 /* ---- disks ---- */
 
-struct block_device *blkdev_get_by_dev(dev_t dev, fmode_t /*mode*/, void */*holder*/)
+struct block_device *blkdev_get_by_dev(dev_t dev, fmode_t /*mode*/, void * /*holder*/)
 {
 	might_sleep();
 	for (gendisk *d : g_disks)
@@ -782,9 +777,7 @@ struct block_device *blkdev_get_by_dev(dev_t dev, fmode_t /*mode*/, void */*hold
 	return static_cast<block_device *>(ERR_PTR(-ENXIO));
 }
 
-void blkdev_put(struct block_device */*bdev*/, fmode_t /*mode*/)
-{
-}
+void blkdev_put(struct block_device * /*bdev*/, fmode_t /*mode*/) {}
 
 /* ---- sim API ---- */
 
@@ -805,6 +798,7 @@ struct blkcg *sim_blkcg_create(struct blkcg *parent, const char *name)
 		kfree(sb);
 		return nullptr;
 	}
+	snprintf(b->sim_name, sizeof(b->sim_name), "%s", name);
 	for (int i = 0; i < BLKCG_MAX_POLS; i++) {
 		if (!alloc_cpd(b, i, GFP_KERNEL)) {
 			for (int j = 0; j < i; j++)
@@ -815,7 +809,6 @@ struct blkcg *sim_blkcg_create(struct blkcg *parent, const char *name)
 			return nullptr;
 		}
 	}
-	snprintf(b->sim_name, sizeof(b->sim_name), "%s", name);
 	spin_lock_init(&b->lock);
 	refcount_set(&b->online_pin, 1);
 	INIT_HLIST_HEAD(&b->blkg_list);
@@ -830,7 +823,7 @@ struct blkcg *sim_blkcg_create(struct blkcg *parent, const char *name)
 	list_add_tail(&b->css.sibling, &parent->css.children);
 	css_get(&parent->css);
 	b->css.flags = CSS_ONLINE;
-	blkcg_pin_online(&parent->css);	// css_online: offline towards the root
+	blkcg_pin_online(&parent->css); // css_online: offline towards the root
 	return b;
 }
 
@@ -839,8 +832,7 @@ void sim_blkcg_destroy(struct blkcg *blkcg)
 	if (WARN(blkcg == &blkcg_root, "sim_blkcg_destroy: the root cgroup cannot go\n"))
 		return;
 	cgroup_subsys_state *child;
-	list_for_each_entry(child, &blkcg->css.children, sibling)
-	{
+	list_for_each_entry(child, &blkcg->css.children, sibling) {
 		if (WARN(child->flags & CSS_ONLINE, "sim_blkcg_destroy(%s): it has children\n",
 			 blkcg->sim_name))
 			return;
@@ -849,7 +841,7 @@ void sim_blkcg_destroy(struct blkcg *blkcg)
 		 blkcg->sim_name))
 		return;
 	blkcg->css.flags = (blkcg->css.flags & ~CSS_ONLINE) | CSS_DYING;
-	blkcg_unpin_online(&blkcg->css);	// css_offline
+	blkcg_unpin_online(&blkcg->css); // css_offline
 	percpu_ref_kill(&blkcg->css.refcnt);
 }
 
@@ -859,8 +851,7 @@ struct blkcg *sim_blkcg_find(struct blkcg *parent, const char *name)
 	if (!parent)
 		parent = &blkcg_root;
 	cgroup_subsys_state *pos;
-	list_for_each_entry(pos, &parent->css.children, sibling)
-	{
+	list_for_each_entry(pos, &parent->css.children, sibling) {
 		blkcg *b = css_to_blkcg(pos);
 		if ((b->css.flags & CSS_ONLINE) && !std::strcmp(b->sim_name, name))
 			return b;
@@ -914,8 +905,7 @@ void sim_queue_exit(struct request_queue *q)
 
 	might_sleep();
 	spin_lock_irq(&q->queue_lock);
-	list_for_each_entry_safe(blkg, n, &q->blkg_list, q_node)
-	{
+	list_for_each_entry_safe(blkg, n, &q->blkg_list, q_node) {
 		blkcg *b = blkg->blkcg;
 		if (hlist_unhashed(&blkg->blkcg_node))
 			continue;

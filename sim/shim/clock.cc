@@ -19,8 +19,8 @@ extern "C" {
 
 namespace {
 
-constexpr unsigned int HRTIMER_MAGIC = 0x48525452;	// "HRTR"
-constexpr unsigned int TIMER_LIST_MAGIC = 0x544c5354;	// "TLST"
+constexpr unsigned int HRTIMER_MAGIC = 0x48525452;    // "HRTR"
+constexpr unsigned int TIMER_LIST_MAGIC = 0x544c5354; // "TLST"
 enum : unsigned char { KIND_HRTIMER = 1, KIND_TIMER_LIST = 2 };
 
 struct Key {
@@ -33,7 +33,7 @@ struct Key {
 std::set<Key> g_queue;
 u64 g_seq;
 s64 g_now = SIM_CLOCK_START_NS;
-const void *g_running;	// the timer whose callback runs now, like the kernel's base->running
+const void *g_running; // the timer whose callback runs now, like the kernel's base->running
 bool g_firing;
 
 void update_jiffies()
@@ -136,7 +136,8 @@ unsigned long advance_to(s64 target)
 void check_magic(const sim_timer_node *n, unsigned int magic, const char *what)
 {
 	if (n->magic != magic)
-		sim::warn(__FILE__, __LINE__, sim::format("%s on a timer that was never initialised", what));
+		sim::warn(__FILE__, __LINE__,
+			  sim::format("%s on a timer that was never initialised", what));
 }
 
 } // namespace

@@ -59,7 +59,10 @@ void *g_printk_hook_arg;
 // Bits of lockdep_map::usage.
 constexpr unsigned char USED_IN_HARDIRQ = 1, HARDIRQ_ON = 2, USED_IN_SOFTIRQ = 4, SOFTIRQ_ON = 8;
 
-Frame &top() { return g_frames.back(); }
+Frame &top()
+{
+	return g_frames.back();
+}
 
 void reset_task(task_struct *t, pid_t pid, const char *comm)
 {
@@ -143,10 +146,11 @@ void check_irq_usage(lockdep_map *map, const char *file, int line)
 		irq = "softirq";
 	if (irq) {
 		map->reported = 1;
-		sim::lock_error(file, line,
-				sim::format("inconsistent lock state: %s is taken in %s context and "
-					    "also with %ss enabled",
-					    lock_name(map).c_str(), irq, irq));
+		sim::lock_error(
+			file, line,
+			sim::format("inconsistent lock state: %s is taken in %s context and "
+				    "also with %ss enabled",
+				    lock_name(map).c_str(), irq, irq));
 	}
 }
 
@@ -199,8 +203,8 @@ bool require_top_level(const char *what)
 		return true;
 	lock_error("<sim>", 0,
 		   format("%s called from %s with %d spinlock(s) held, irqs %s, rcu depth %d", what,
-			  ctx_name(sim_ctx_id()).c_str(), f.spin_held,
-			  f.irqs_off ? "off" : "on", f.rcu));
+			  ctx_name(sim_ctx_id()).c_str(), f.spin_held, f.irqs_off ? "off" : "on",
+			  f.rcu));
 	return false;
 }
 
@@ -227,9 +231,10 @@ void sim_set_current(pid_t pid, const char *comm)
 	}
 	const Frame &f = top();
 	if (pid != cur()->pid && (f.spin_held || f.irqs_off || f.rcu || f.preempt || f.bh_off))
-		sim::lock_error("<sim>", 0,
-				sim::format("task switch from %s while atomic (%d spinlock(s) held)",
-					    ctx_name(cur()->pid).c_str(), f.spin_held));
+		sim::lock_error(
+			"<sim>", 0,
+			sim::format("task switch from %s while atomic (%d spinlock(s) held)",
+				    ctx_name(cur()->pid).c_str(), f.spin_held));
 	g_current = task_for(pid, comm);
 }
 
@@ -243,8 +248,8 @@ void sim_current_set_nice(int nice)
 void sim_current_set_policy(unsigned int policy)
 {
 	cur()->policy = policy;
-	cur()->prio = (policy == SCHED_FIFO || policy == SCHED_RR) ? MAX_RT_PRIO - 1
-								   : cur()->static_prio;
+	cur()->prio =
+		(policy == SCHED_FIFO || policy == SCHED_RR) ? MAX_RT_PRIO - 1 : cur()->static_prio;
 }
 
 void sim_current_set_io_css(struct cgroup_subsys_state *css)
@@ -277,7 +282,8 @@ void sim_irq_exit(void)
 				sim::format("%s handler returned inside rcu_read_lock()", name));
 	if (f.bh_off || f.preempt)
 		sim::lock_error("<sim>", 0,
-				sim::format("%s handler returned with bh/preemption disabled", name));
+				sim::format("%s handler returned with bh/preemption disabled",
+					    name));
 	if (f.kind == Kind::softirq && f.irqs_off)
 		sim::lock_error("<sim>", 0, "softirq handler returned with interrupts disabled");
 	g_frames.pop_back();
@@ -347,7 +353,7 @@ void sim_might_sleep(const char *file, int line)
 
 /* ---- interrupt state ---- */
 
-unsigned long sim_local_irq_save(const char */*file*/, int /*line*/)
+unsigned long sim_local_irq_save(const char * /*file*/, int /*line*/)
 {
 	unsigned long flags = top().irqs_off;
 	top().irqs_off = true;
@@ -357,13 +363,14 @@ unsigned long sim_local_irq_save(const char */*file*/, int /*line*/)
 void sim_local_irq_restore(unsigned long flags, const char *file, int line)
 {
 	if (!flags && top().kind == Kind::hardirq) {
-		sim::lock_error(file, line, "local_irq_restore() enables interrupts in hardirq context");
+		sim::lock_error(file, line,
+				"local_irq_restore() enables interrupts in hardirq context");
 		return;
 	}
 	top().irqs_off = flags != 0;
 }
 
-void sim_local_irq_disable(const char */*file*/, int /*line*/)
+void sim_local_irq_disable(const char * /*file*/, int /*line*/)
 {
 	top().irqs_off = true;
 }
@@ -382,7 +389,7 @@ bool sim_irqs_disabled(void)
 	return top().irqs_off;
 }
 
-void sim_local_bh_disable(const char */*file*/, int /*line*/)
+void sim_local_bh_disable(const char * /*file*/, int /*line*/)
 {
 	top().bh_off++;
 }
@@ -450,7 +457,8 @@ void sim_lock_release(struct lockdep_map *map, const char *file, int line)
 {
 	if (!map->held) {
 		sim::lock_error(file, line,
-				sim::format("unlock of %s, which is not held", lock_name(map).c_str()));
+				sim::format("unlock of %s, which is not held",
+					    lock_name(map).c_str()));
 		return;
 	}
 	int me = sim_ctx_id();
@@ -485,8 +493,8 @@ bool sim_lock_held_by_current(const struct lockdep_map *map)
 	return map->held && map->owner == sim_ctx_id();
 }
 
-void sim_lockdep_assert(bool ok, const char *what, const struct lockdep_map *map,
-			const char *file, int line)
+void sim_lockdep_assert(bool ok, const char *what, const struct lockdep_map *map, const char *file,
+			int line)
 {
 	if (ok)
 		return;
@@ -563,8 +571,8 @@ void sim_printk_set_hook(sim_printk_hook_t hook, void *arg)
 	g_printk_hook_arg = arg;
 }
 
-void sim_warn(const char *file, int line, const char *func, unsigned long *once,
-	      const char *fmt, ...)
+void sim_warn(const char *file, int line, const char *func, unsigned long *once, const char *fmt,
+	      ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -660,7 +668,7 @@ void sim_module_register_init(initcall_t fn, const char *name, const char *file)
 	m.init_name = name;
 }
 
-void sim_module_register_exit(exitcall_t fn, const char */*name*/, const char *file)
+void sim_module_register_exit(exitcall_t fn, const char * /*name*/, const char *file)
 {
 	module_for(file).exit = fn;
 }
@@ -701,7 +709,7 @@ int sim_modules_count(void)
 	return n;
 }
 
-int __request_module(bool /*wait*/, const char */*fmt*/, ...)
+int __request_module(bool /*wait*/, const char * /*fmt*/, ...)
 {
 	return -ENOSYS;
 }

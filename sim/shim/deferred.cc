@@ -106,8 +106,16 @@ void work_reset()
 
 extern "C" {
 
-static struct workqueue_struct g_system_wq{{"events"}};
-static struct workqueue_struct g_system_unbound_wq{{"events_unbound"}};
+static struct workqueue_struct g_system_wq {
+	{
+		"events"
+	}
+};
+static struct workqueue_struct g_system_unbound_wq {
+	{
+		"events_unbound"
+	}
+};
 struct workqueue_struct *system_wq = &g_system_wq;
 struct workqueue_struct *system_unbound_wq = &g_system_unbound_wq;
 
@@ -147,7 +155,7 @@ void sim_init_delayed_work(struct delayed_work *dwork, work_func_t func)
 	timer_setup(&dwork->timer, delayed_work_timer_fn, 0);
 }
 
-bool queue_work(struct workqueue_struct */*wq*/, struct work_struct *work)
+bool queue_work(struct workqueue_struct * /*wq*/, struct work_struct *work)
 {
 	if (work->pending)
 		return false;
@@ -197,8 +205,7 @@ bool cancel_delayed_work_sync(struct delayed_work *dwork)
 	return cancel_delayed_work(dwork);
 }
 
-bool mod_delayed_work(struct workqueue_struct *wq, struct delayed_work *dwork,
-		      unsigned long delay)
+bool mod_delayed_work(struct workqueue_struct *wq, struct delayed_work *dwork, unsigned long delay)
 {
 	bool was = cancel_delayed_work(dwork);
 	queue_delayed_work(wq, dwork, delay);
@@ -214,14 +221,15 @@ bool flush_work(struct work_struct *work)
 	return was;
 }
 
-void flush_workqueue(struct workqueue_struct */*wq*/)
+void flush_workqueue(struct workqueue_struct * /*wq*/)
 {
 	might_sleep();
 	if (sim::require_top_level("flush_workqueue()"))
 		sim::run_deferred();
 }
 
-struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int /*flags*/, int /*max_active*/, ...)
+struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int /*flags*/,
+					 int /*max_active*/, ...)
 {
 	return new workqueue_struct{{fmt}};
 }

@@ -58,7 +58,8 @@ size_t parse_digits(const char *s, unsigned int base, unsigned long long *res, b
 		int d = digit_value(s[n]);
 		if (d >= (int)base)
 			break;
-		if (__builtin_mul_overflow(v, base, &v) || __builtin_add_overflow(v, (unsigned)d, &v))
+		if (__builtin_mul_overflow(v, base, &v) ||
+		    __builtin_add_overflow(v, (unsigned)d, &v))
 			*overflow = true;
 	}
 	*res = v;
@@ -137,30 +138,30 @@ int kstrtol(const char *s, unsigned int base, long *res)
 	return ret;
 }
 
-#define SIM_KSTRTO_UNSIGNED(name, type, maxv)                                  \
-	int name(const char *s, unsigned int base, type *res)                  \
-	{                                                                      \
-		unsigned long long v;                                          \
-		int ret = kstrtoull(s, base, &v);                              \
-		if (ret)                                                       \
-			return ret;                                            \
-		if (v > (maxv))                                                \
-			return -ERANGE;                                        \
-		*res = (type)v;                                                \
-		return 0;                                                      \
+#define SIM_KSTRTO_UNSIGNED(name, type, maxv)                 \
+	int name(const char *s, unsigned int base, type *res) \
+	{                                                     \
+		unsigned long long v;                         \
+		int ret = kstrtoull(s, base, &v);             \
+		if (ret)                                      \
+			return ret;                           \
+		if (v > (maxv))                               \
+			return -ERANGE;                       \
+		*res = (type)v;                               \
+		return 0;                                     \
 	}
 
-#define SIM_KSTRTO_SIGNED(name, type, minv, maxv)                              \
-	int name(const char *s, unsigned int base, type *res)                  \
-	{                                                                      \
-		long long v;                                                   \
-		int ret = kstrtoll(s, base, &v);                               \
-		if (ret)                                                       \
-			return ret;                                            \
-		if (v < (minv) || v > (maxv))                                  \
-			return -ERANGE;                                        \
-		*res = (type)v;                                                \
-		return 0;                                                      \
+#define SIM_KSTRTO_SIGNED(name, type, minv, maxv)             \
+	int name(const char *s, unsigned int base, type *res) \
+	{                                                     \
+		long long v;                                  \
+		int ret = kstrtoll(s, base, &v);              \
+		if (ret)                                      \
+			return ret;                           \
+		if (v < (minv) || v > (maxv))                 \
+			return -ERANGE;                       \
+		*res = (type)v;                               \
+		return 0;                                     \
 	}
 
 SIM_KSTRTO_UNSIGNED(kstrtouint, unsigned int, UINT_MAX)
@@ -175,18 +176,29 @@ int kstrtobool(const char *s, bool *res)
 	if (!s)
 		return -EINVAL;
 	switch (s[0]) {
-	case 'y': case 'Y': case 't': case 'T': case '1':
+	case 'y':
+	case 'Y':
+	case 't':
+	case 'T':
+	case '1':
 		*res = true;
 		return 0;
-	case 'n': case 'N': case 'f': case 'F': case '0':
+	case 'n':
+	case 'N':
+	case 'f':
+	case 'F':
+	case '0':
 		*res = false;
 		return 0;
-	case 'o': case 'O':
+	case 'o':
+	case 'O':
 		switch (s[1]) {
-		case 'n': case 'N':
+		case 'n':
+		case 'N':
 			*res = true;
 			return 0;
-		case 'f': case 'F':
+		case 'f':
+		case 'F':
 			*res = false;
 			return 0;
 		}

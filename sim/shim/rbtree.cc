@@ -10,10 +10,22 @@ extern "C" {
 
 namespace {
 
-inline rb_node *parent_of(const rb_node *n) { return rb_parent(n); }
-inline bool is_black(const rb_node *n) { return !n || (n->__rb_parent_color & 1); }
-inline bool is_red(const rb_node *n) { return !is_black(n); }
-inline unsigned long colour_of(const rb_node *n) { return n->__rb_parent_color & 1; }
+inline rb_node *parent_of(const rb_node *n)
+{
+	return rb_parent(n);
+}
+inline bool is_black(const rb_node *n)
+{
+	return !n || (n->__rb_parent_color & 1);
+}
+inline bool is_red(const rb_node *n)
+{
+	return !is_black(n);
+}
+inline unsigned long colour_of(const rb_node *n)
+{
+	return n->__rb_parent_color & 1;
+}
 
 inline void set_parent(rb_node *n, rb_node *p)
 {
@@ -161,7 +173,7 @@ void rb_insert_color(struct rb_node *node, struct rb_root *root)
 
 	while (is_red(parent_of(z))) {
 		rb_node *p = parent_of(z);
-		rb_node *g = parent_of(p);	// exists: a red node is never the root
+		rb_node *g = parent_of(p); // exists: a red node is never the root
 
 		if (p == g->rb_left) {
 			rb_node *u = g->rb_right;
@@ -307,8 +319,7 @@ struct rb_node *rb_next_postorder(const struct rb_node *node)
 	return p;
 }
 
-void rb_replace_node(struct rb_node *victim, struct rb_node *replacement,
-		     struct rb_root *root)
+void rb_replace_node(struct rb_node *victim, struct rb_node *replacement, struct rb_root *root)
 {
 	rb_node *p = parent_of(victim);
 

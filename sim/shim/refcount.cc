@@ -35,7 +35,7 @@ void switch_to_atomic_rcu(struct rcu_head *rcu)
 	}
 	WARN_ONCE(ref->count <= 0, "percpu ref (%p) <= 0 (%ld) after switching to atomic",
 		  (void *)ref->release, ref->count);
-	percpu_ref_put(ref);	// the switch's own reference
+	percpu_ref_put(ref); // the switch's own reference
 }
 
 } // namespace
@@ -70,20 +70,19 @@ void percpu_ref_exit(struct percpu_ref *ref)
 
 void percpu_ref_kill_and_confirm(struct percpu_ref *ref, percpu_ref_func_t *confirm_kill)
 {
-	if (WARN_ONCE(ref->dead, "%s called more than once on %p!", __func__,
-		      (void *)ref->release))
+	if (WARN_ONCE(ref->dead, "%s called more than once on %p!", __func__, (void *)ref->release))
 		return;
 	ref->dead = true;
 	ref->confirm_switch = confirm_kill;
 	if (ref->data && !ref->atomic_mode) {
-		ref->count++;	// held by the switch until the grace period ends
+		ref->count++; // held by the switch until the grace period ends
 		ref->data->switching = true;
 		call_rcu(&ref->data->rcu, switch_to_atomic_rcu);
 	} else if (confirm_kill) {
 		ref->confirm_switch = nullptr;
 		confirm_kill(ref);
 	}
-	percpu_ref_put(ref);	// the initial reference
+	percpu_ref_put(ref); // the initial reference
 }
 
 void percpu_ref_put_many(struct percpu_ref *ref, unsigned long nr)

@@ -74,7 +74,8 @@ void *alloc(size_t size, size_t align, gfp_t gfp, kmem_cache *cache, const char 
 	if (inject_failure(gfp)) {
 		g_failed++;
 		if (!(gfp & __GFP_NOWARN))
-			printk(KERN_WARNING "%s:%d: allocation failure (injected), size %zu, gfp %#x\n",
+			printk(KERN_WARNING
+			       "%s:%d: allocation failure (injected), size %zu, gfp %#x\n",
 			       file, line, size, (unsigned int)gfp);
 		return nullptr;
 	}
@@ -221,13 +222,14 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	if (!s)
 		return;
 	if (s->destroyed) {
-		sim::warn("<slab>", 0, sim::format("kmem_cache_destroy %s: destroyed twice", s->name.c_str()));
+		sim::warn("<slab>", 0,
+			  sim::format("kmem_cache_destroy %s: destroyed twice", s->name.c_str()));
 		return;
 	}
 	s->destroyed = true;
 	if (s->live)
-		WARN(1, "kmem_cache_destroy %s: Slab cache still has objects (%ld)\n", s->name.c_str(),
-		     s->live);
+		WARN(1, "kmem_cache_destroy %s: Slab cache still has objects (%ld)\n",
+		     s->name.c_str(), s->live);
 	forget_cache_if_done(s);
 }
 
@@ -235,7 +237,8 @@ void *sim_kmem_cache_alloc(struct kmem_cache *cachep, gfp_t flags, const char *f
 {
 	if (cachep->destroyed) {
 		sim::warn(file, line,
-			  sim::format("kmem_cache_alloc from destroyed cache %s", cachep->name.c_str()));
+			  sim::format("kmem_cache_alloc from destroyed cache %s",
+				      cachep->name.c_str()));
 		return nullptr;
 	}
 	return alloc(cachep->size, cachep->align, flags, cachep, file, line);

@@ -253,7 +253,7 @@ TEST_F(ClockTest, TimerListAndHrtimerShareOneQueue)
 	t.name = "t";
 	t.log = &log;
 	timer_setup(&t.tl, probe_tl_fn, 0);
-	mod_timer(&t.tl, jiffies + 1);			     // at +4 ms
+	mod_timer(&t.tl, jiffies + 1);				      // at +4 ms
 	hrtimer_start(&h.timer, 3 * NSEC_PER_MSEC, HRTIMER_MODE_REL); // at +3 ms
 	sim_clock_advance(10 * NSEC_PER_MSEC);
 	EXPECT_EQ(log, (std::vector<std::string>{"h", "t"}));

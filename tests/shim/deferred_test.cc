@@ -119,7 +119,7 @@ TEST_F(DeferredTest, DelayedWorkUsesTheClock)
 	EXPECT_TRUE(g_log.empty());
 	sim_clock_advance(4 * NSEC_PER_MSEC);
 	EXPECT_EQ(g_log, (std::vector<std::string>{"dwork3@" + std::to_string(SIM_CLOCK_START_NS +
-									       8 * NSEC_PER_MSEC)}));
+									      8 * NSEC_PER_MSEC)}));
 	schedule_delayed_work(&a.dwork, 1);
 	EXPECT_TRUE(cancel_delayed_work_sync(&a.dwork));
 	sim_clock_advance(NSEC_PER_SEC);

@@ -22,7 +22,8 @@ std::vector<int> values(struct list_head *head)
 {
 	std::vector<int> out;
 	Node *n;
-	list_for_each_entry(n, head, link) out.push_back(n->v);
+	list_for_each_entry(n, head, link)
+		out.push_back(n->v);
 	return out;
 }
 
@@ -30,7 +31,8 @@ std::vector<int> values_reverse(struct list_head *head)
 {
 	std::vector<int> out;
 	Node *n;
-	list_for_each_entry_reverse(n, head, link) out.push_back(n->v);
+	list_for_each_entry_reverse(n, head, link)
+		out.push_back(n->v);
 	return out;
 }
 
@@ -115,8 +117,7 @@ TEST_F(ListTest, SafeWalkAllowsDeletion)
 		list_add_tail(&n[i].link, &head);
 	}
 	Node *pos, *tmp;
-	list_for_each_entry_safe(pos, tmp, &head, link)
-	{
+	list_for_each_entry_safe(pos, tmp, &head, link) {
 		if (pos->v % 2)
 			list_del(&pos->link);
 	}
@@ -135,7 +136,8 @@ TEST_F(ListTest, Hlist)
 	}
 	std::vector<int> seen;
 	Node *pos;
-	hlist_for_each_entry(pos, &h, hnode) seen.push_back(pos->v);
+	hlist_for_each_entry(pos, &h, hnode)
+		seen.push_back(pos->v);
 	EXPECT_EQ(seen, (std::vector<int>{2, 1, 0}));
 
 	hlist_del_init(&n[1].hnode);
@@ -143,8 +145,7 @@ TEST_F(ListTest, Hlist)
 	hlist_del_init(&n[1].hnode); // a second time is harmless
 	struct hlist_node *tmp;
 	seen.clear();
-	hlist_for_each_entry_safe(pos, tmp, &h, hnode)
-	{
+	hlist_for_each_entry_safe(pos, tmp, &h, hnode) {
 		seen.push_back(pos->v);
 		hlist_del(&pos->hnode);
 	}

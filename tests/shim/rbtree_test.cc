@@ -119,7 +119,7 @@ TEST_F(RbtreeTest, RandomOpsAgainstMultiset)
 			Item *it = free_items[idx];
 			free_items[idx] = free_items.back();
 			free_items.pop_back();
-			it->key = (int)(rng() % 500);	// plenty of duplicates
+			it->key = (int)(rng() % 500); // plenty of duplicates
 			rb_node *lm = rb_add_cached(&it->node, &root, item_less);
 			// The new node is leftmost iff its key is below every other key.
 			bool expect_leftmost = ref.empty() || it->key < *ref.begin();
@@ -221,7 +221,8 @@ TEST_F(RbtreeTest, PostorderVisitsChildrenFirstAndAllowsFreeing)
 	}
 	EXPECT_EQ(visited, n);
 	// The _safe walk tolerates freeing each entry as it goes.
-	rbtree_postorder_for_each_entry_safe(pos, next, &root, node) delete pos;
+	rbtree_postorder_for_each_entry_safe(pos, next, &root, node)
+		delete pos;
 }
 
 TEST_F(RbtreeTest, FindAdd)
