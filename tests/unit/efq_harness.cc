@@ -33,7 +33,7 @@ struct HarnessOps {
 	}
 	static FakeQueue *Q(void *sq) { return static_cast<FakeQueue *>(sq); }
 
-	static void *alloc_sched_queue(struct efq_data *efqd, struct efq_queue *ioq, gfp_t gfp)
+	static void *alloc_sched_queue(struct efq_data *efqd, struct efq_queue *ioq, gfp_t /*gfp*/)
 	{
 		EfqTest *t = T(efqd);
 		auto fq = std::make_unique<FakeQueue>();
@@ -69,7 +69,7 @@ struct HarnessOps {
 			t->on_active_set(Q(sq));
 	}
 
-	static void active_queue_reset(struct efq_data *efqd, void *sq)
+	static void active_queue_reset(struct efq_data *efqd, void * /*sq*/)
 	{
 		T(efqd)->hooks.active_reset++;
 	}
@@ -86,7 +86,7 @@ struct HarnessOps {
 			efq_arm_idle_timer(efqd, t->idle_ns);
 	}
 
-	static bool should_preempt(struct efq_data *efqd, void *new_sq, struct request *rq)
+	static bool should_preempt(struct efq_data *efqd, void *new_sq, struct request * /*rq*/)
 	{
 		EfqTest *t = T(efqd);
 		t->hooks.should_preempt++;
@@ -185,6 +185,13 @@ void EfqTest::ExitDevice()
 		for (auto &fq : queues_)
 			if (fq->owner && !fq->freed)
 				Release(fq.get());
+		// Blkgs of removed cgroups: drop them (and let their policy
+		// data go) before the device, as bios would have by then.
+		// (A test that wants them to outlive the device drops them
+		// itself; see Lifetime tests.)
+		for (struct blkcg *cg : destroyed_)
+			DropBlkg(cg);
+		sim_quiesce();
 		efq_exit_data(efqd_);
 		efqd_ = nullptr;
 		q_->elevator = nullptr;
