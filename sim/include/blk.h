@@ -5,6 +5,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/iocontext.h>
 
 static inline bool rq_mergeable(struct request *rq)
 {
@@ -18,5 +19,17 @@ static inline bool rq_mergeable(struct request *rq)
 		return false;
 	return true;
 }
+
+SIM_BEGIN_DECLS
+/*
+ * io_cq management (block/blk-ioc.c): the sim's block layer model calls
+ * ioc_find_get_icq() when it sets up a request for an elevator with
+ * icq_size (the request then holds a reference on icq->ioc, dropped with
+ * put_io_context()), and ioc_clear_queue() when the elevator goes.
+ */
+struct io_cq *ioc_find_get_icq(struct request_queue *q);
+struct io_cq *ioc_lookup_icq(struct request_queue *q);
+void ioc_clear_queue(struct request_queue *q);
+SIM_END_DECLS
 
 #endif

@@ -111,6 +111,36 @@ struct elevator_queue *elevator_alloc(struct request_queue * /*q*/, struct eleva
 	return eq;
 }
 
+static struct elv_fs_entry *find_attr(struct elevator_queue *eq, const char *name)
+{
+	for (elv_fs_entry *a = eq->type->elevator_attrs; a && a->attr.name; a++)
+		if (!std::strcmp(a->attr.name, name))
+			return a;
+	return nullptr;
+}
+
+ssize_t sim_elv_attr_show(struct elevator_queue *eq, const char *name, char *page)
+{
+	elv_fs_entry *a = find_attr(eq, name);
+	if (!a || !a->show)
+		return -ENOENT;
+	mutex_lock(&eq->sysfs_lock);
+	ssize_t ret = a->show(eq, page);
+	mutex_unlock(&eq->sysfs_lock);
+	return ret;
+}
+
+ssize_t sim_elv_attr_store(struct elevator_queue *eq, const char *name, const char *buf)
+{
+	elv_fs_entry *a = find_attr(eq, name);
+	if (!a || !a->store)
+		return -ENOENT;
+	mutex_lock(&eq->sysfs_lock);
+	ssize_t ret = a->store(eq, buf, std::strlen(buf));
+	mutex_unlock(&eq->sysfs_lock);
+	return ret;
+}
+
 bool elv_bio_merge_ok(struct request *rq, struct bio *bio)
 {
 	if (rq->q != (bio->bi_bdev ? bio->bi_bdev->bd_queue : rq->q))

@@ -728,6 +728,9 @@ void sim_reset(void)
 	for (auto &kv : g_tasks)
 		reset_task(kv.second.get(), kv.first, kv.second->comm);
 	g_current = task_for(1, "sim");
+	// Finish what the last test left queued (frees, releases), then drop
+	// whatever is left.
+	sim::run_deferred();
 	sim::rcu_reset();
 	sim::work_reset();
 	sim::clock_reset();

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/spinlock_types.h>
 #include <linux/workqueue.h>
+#include <linux/atomic.h>
 
 enum {
 	ICQ_EXITED = 1 << 2,
@@ -42,5 +43,13 @@ struct io_context {
 	struct hlist_head icq_list;
 	struct work_struct release_work;
 };
+
+struct task_struct;
+
+SIM_BEGIN_DECLS
+void put_io_context(struct io_context *ioc);
+void exit_io_context(struct task_struct *task);
+int set_task_ioprio(struct task_struct *task, int ioprio);
+SIM_END_DECLS
 
 #endif

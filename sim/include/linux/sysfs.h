@@ -20,7 +20,7 @@ struct attribute {
 	.show = _show,                                                  \
 	.store = _store,                                                \
 }
-#define __ATTR_NULL { .attr = { .name = NULL } }
+#define __ATTR_NULL { .attr = { .name = NULL, .mode = 0 }, .show = NULL, .store = NULL }
 
 
 SIM_BEGIN_DECLS

@@ -15,12 +15,18 @@
 
 struct request_queue;
 struct elevator_type;
+struct elevator_queue;
 
 SIM_BEGIN_DECLS
 /* The registered elevator type called @name (or with that alias), or NULL. */
 struct elevator_type *sim_elv_find(const char *name);
 /* Number of registered elevator types. */
 int sim_elv_count(void);
+
+/* sysfs queue/iosched/<name>: show into @page (PAGE_SIZE) or store @buf,
+ * under eq->sysfs_lock as the kernel does; -ENOENT if no such attribute. */
+ssize_t sim_elv_attr_show(struct elevator_queue *eq, const char *name, char *page);
+ssize_t sim_elv_attr_store(struct elevator_queue *eq, const char *name, const char *buf);
 
 /* Receives every blk_add_trace_msg() (formatted, without "\n"). */
 typedef void (*sim_blktrace_hook_t)(struct request_queue *q, const char *msg, void *arg);

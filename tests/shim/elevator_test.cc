@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+// The elevator registry, elevator_alloc(), sysfs attributes, io_cqs, the
+// sector rbtree helpers and the blk-mq calls schedulers make.
+
+#include <sim/gtest_guard.h>
+
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/blktrace_api.h>
+#include <linux/ioprio.h>
+#include <linux/string.h>
+#include <linux/module.h>
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq-sched.h"
+#include <sim/blk.h>
+#include <sim/blkcg.h>
+}
+
+namespace {
+
+struct TestIcq {
+	struct io_cq icq; // first, as the kernel requires
+	int inits, exits;
+};
+
+std::vector<std::string> g_ev;
+int g_tunable = 5;
+
+void t_init_icq(struct io_cq *icq)
+{
+	EXPECT_TRUE(lockdep_is_held(&icq->q->queue_lock));
+	EXPECT_TRUE(lockdep_is_held(&icq->ioc->lock));
+	container_of(icq, TestIcq, icq)->inits++;
+	g_ev.push_back("init_icq");
+}
+
+void t_exit_icq(struct io_cq *icq)
+{
+	container_of(icq, TestIcq, icq)->exits++;
+	g_ev.push_back("exit_icq");
+}
+
+ssize_t t_show(struct elevator_queue *e, char *page)
+{
+	EXPECT_TRUE(mutex_is_locked(&e->sysfs_lock));
+	return sysfs_emit(page, "%d\n", g_tunable);
+}
+
+ssize_t t_store(struct elevator_queue *, const char *page, size_t count)
+{
+	int v;
+	int ret = kstrtoint(page, 10, &v);
+	if (ret)
+		return ret;
+	g_tunable = v;
+	return count;
+}
+
+struct elv_fs_entry g_attrs[] = {
+	__ATTR(tunable, 0644, t_show, t_store),
+	__ATTR_NULL,
+};
+
+struct elevator_type g_elv {};
+
+// C++ has no partial designated initialisers without warnings: fill it in.
+void setup_elv()
+{
+	g_elv.ops.init_icq = t_init_icq;
+	g_elv.ops.exit_icq = t_exit_icq;
+	g_elv.icq_size = sizeof(TestIcq);
+	g_elv.icq_align = __alignof__(TestIcq);
+	g_elv.elevator_attrs = g_attrs;
+	g_elv.elevator_name = "test-elv";
+	g_elv.elevator_alias = "test-alias";
+	g_elv.elevator_owner = THIS_MODULE;
+}
+
+class ElevatorTest : public SimTest {
+protected:
+	struct request_queue q {};
+	struct gendisk disk {};
+
+	void SetUp() override
+	{
+		SimTest::SetUp();
+		g_ev.clear();
+		disk.major = 8;
+		setup_elv();
+		ASSERT_EQ(elv_register(&g_elv), 0);
+		ASSERT_EQ(sim_queue_init(&q, &disk), 0);
+		q.elevator = elevator_alloc(&q, &g_elv);
+		ASSERT_NE(q.elevator, nullptr);
+	}
+
+	void TearDown() override
+	{
+		ioc_clear_queue(&q);
+		kobject_put(&q.elevator->kobj);
+		sim_queue_exit(&q);
+		sim_quiesce();
+		elv_unregister(&g_elv);
+		SimTest::TearDown();
+	}
+};
+
+TEST_F(ElevatorTest, Registry)
+{
+	EXPECT_EQ(sim_elv_find("test-elv"), &g_elv);
+	EXPECT_EQ(sim_elv_find("test-alias"), &g_elv);
+	EXPECT_EQ(sim_elv_find("nope"), nullptr);
+	EXPECT_EQ(elv_register(&g_elv), -EBUSY);
+	EXPECT_STREQ(g_elv.icq_cache_name, "test-elv_io_cq");
+	EXPECT_NE(g_elv.icq_cache, nullptr);
+	EXPECT_EQ(q.elevator->type, &g_elv);
+}
+
+TEST_F(ElevatorTest, SysfsAttributes)
+{
+	char page[PAGE_SIZE];
+	EXPECT_EQ(sim_elv_attr_show(q.elevator, "tunable", page), 2);
+	EXPECT_STREQ(page, "5\n");
+	EXPECT_EQ(sim_elv_attr_store(q.elevator, "tunable", "9\n"), 2);
+	EXPECT_EQ(g_tunable, 9);
+	EXPECT_EQ(sim_elv_attr_store(q.elevator, "tunable", "x"), -EINVAL);
+	EXPECT_EQ(sim_elv_attr_show(q.elevator, "nope", page), -ENOENT);
+}
+
+TEST_F(ElevatorTest, IcqPerTaskAndQueue)
+{
+	sim_set_current(10, "a");
+	struct io_cq *icq = ioc_find_get_icq(&q);
+	ASSERT_NE(icq, nullptr);
+	EXPECT_EQ(icq->q, &q);
+	EXPECT_EQ(icq->ioc, current->io_context);
+	EXPECT_EQ(container_of(icq, TestIcq, icq)->inits, 1);
+	EXPECT_EQ(ioc_find_get_icq(&q), icq); // the same one, another reference
+	spin_lock_irq(&q.queue_lock);
+	EXPECT_EQ(ioc_lookup_icq(&q), icq);
+	spin_unlock_irq(&q.queue_lock);
+	put_io_context(icq->ioc);
+	put_io_context(icq->ioc);
+
+	sim_set_current(11, "b");
+	struct io_cq *other = ioc_find_get_icq(&q);
+	EXPECT_NE(other, icq);
+	put_io_context(other->ioc);
+	EXPECT_EQ(g_ev, (std::vector<std::string>{"init_icq", "init_icq"}));
+
+	// The task exits: exit_icq now, the icq goes with the queue.
+	exit_io_context(current);
+	EXPECT_EQ(current->io_context, nullptr);
+	EXPECT_EQ(g_ev.back(), "exit_icq");
+	sim_set_current(10, "a");
+	exit_io_context(current);
+}
+
+TEST_F(ElevatorTest, IoprioFromIoContextOrNice)
+{
+	EXPECT_EQ(get_current_ioprio(), IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4));
+	sim_current_set_nice(-20);
+	EXPECT_EQ(get_current_ioprio(), IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 0));
+	sim_current_set_policy(SCHED_IDLE);
+	EXPECT_EQ(IOPRIO_PRIO_CLASS(get_current_ioprio()), IOPRIO_CLASS_IDLE);
+	ASSERT_EQ(set_task_ioprio(current, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 2)), 0);
+	EXPECT_EQ(get_current_ioprio(), IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 2));
+	EXPECT_TRUE(ioprio_valid(get_current_ioprio()));
+	exit_io_context(current);
+}
+
+TEST_F(ElevatorTest, SectorRbtree)
+{
+	struct request rqs[5] = {};
+	struct rb_root root = RB_ROOT;
+	const sector_t pos[5] = {100, 8, 64, 8, 900};
+	for (int i = 0; i < 5; i++) {
+		rqs[i].__sector = pos[i];
+		rqs[i].q = &q;
+		elv_rb_add(&root, &rqs[i]);
+	}
+	EXPECT_EQ(elv_rb_find(&root, 64), &rqs[2]);
+	EXPECT_EQ(elv_rb_find(&root, 65), nullptr);
+	EXPECT_EQ(elv_rb_latter_request(&q, &rqs[2]), &rqs[0]);
+	EXPECT_EQ(elv_rb_former_request(&q, &rqs[2]), &rqs[3]); // equal keys keep order
+	elv_rb_del(&root, &rqs[2]);
+	EXPECT_TRUE(RB_EMPTY_NODE(&rqs[2].rb_node));
+	EXPECT_EQ(elv_rb_find(&root, 64), nullptr);
+}
+
+int g_runs;
+void run_cb(struct request_queue *, bool async)
+{
+	g_runs += async ? 10 : 1;
+}
+
+void trace_cb(struct request_queue *, const char *msg, void *arg)
+{
+	static_cast<std::vector<std::string> *>(arg)->push_back(msg);
+}
+
+TEST_F(ElevatorTest, RunQueuesRestartAndTrace)
+{
+	g_runs = 0;
+	blk_mq_run_hw_queues(&q, true);
+	EXPECT_EQ(q.sim_run_count, 1u);
+	q.sim_run_hw_queues = run_cb;
+	blk_mq_run_hw_queues(&q, true);
+	blk_mq_run_hw_queues(&q, false);
+	EXPECT_EQ(g_runs, 11);
+
+	struct blk_mq_hw_ctx hctx = {};
+	hctx.queue = &q;
+	blk_mq_sched_mark_restart_hctx(&hctx);
+	EXPECT_TRUE(blk_mq_sched_needs_restart(&hctx));
+	EXPECT_EQ(q.sim_restart_count, 1u);
+
+	std::vector<std::string> msgs;
+	sim_blktrace_set_hook(trace_cb, &msgs);
+	blk_add_trace_msg(&q, "efq%d %s", 12, "dispatch");
+	sim_blktrace_set_hook(nullptr, nullptr);
+	blk_add_trace_msg(&q, "not seen");
+	EXPECT_EQ(msgs, (std::vector<std::string>{"efq12 dispatch"}));
+}
+
+TEST_F(ElevatorTest, RequestHelpers)
+{
+	struct request rq = {};
+	rq.cmd_flags = REQ_OP_WRITE | REQ_SYNC | REQ_META;
+	rq.__sector = 2048;
+	rq.__data_len = 8192;
+	EXPECT_EQ(req_op(&rq), REQ_OP_WRITE);
+	EXPECT_EQ(rq_data_dir(&rq), WRITE);
+	EXPECT_TRUE(rq_is_sync(&rq));
+	EXPECT_EQ(blk_rq_pos(&rq), 2048u);
+	EXPECT_EQ(blk_rq_sectors(&rq), 16u);
+	rq.cmd_flags = REQ_OP_WRITE;
+	EXPECT_FALSE(rq_is_sync(&rq));
+	rq.cmd_flags = REQ_OP_READ;
+	EXPECT_TRUE(rq_is_sync(&rq));
+	EXPECT_EQ(rq_data_dir(&rq), READ);
+	EXPECT_EQ(disk_devt(&disk), MKDEV(8, 0));
+	struct block_device *bdev = blkdev_get_by_dev(MKDEV(8, 0), FMODE_READ, nullptr);
+	ASSERT_FALSE(IS_ERR(bdev));
+	EXPECT_EQ(bdev->bd_disk, &disk);
+	EXPECT_FALSE(bdev_is_partition(bdev));
+	blkdev_put(bdev, FMODE_READ);
+	EXPECT_TRUE(IS_ERR(blkdev_get_by_dev(MKDEV(8, 1), FMODE_READ, nullptr)));
+}
+
+} // namespace
