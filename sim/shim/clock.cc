@@ -2,6 +2,7 @@
 // efqsim: the simulated clock, jiffies, hrtimers and timer_lists.  One
 // queue holds every armed timer, ordered by (firing time, arming sequence).
 
+#include <cstdint>
 #include <set>
 #include <tuple>
 
@@ -143,6 +144,24 @@ void check_magic(const sim_timer_node *n, unsigned int magic, const char *what)
 } // namespace
 
 namespace sim {
+
+void check_timers_freed(const void *p, size_t size)
+{
+	auto lo = reinterpret_cast<uintptr_t>(p);
+	for (auto it = g_queue.begin(); it != g_queue.end();) {
+		auto n = reinterpret_cast<uintptr_t>(it->node);
+		if (n >= lo && n < lo + size) {
+			sim::warn(__FILE__, __LINE__,
+				  sim::format("freeing memory that holds an armed %s",
+					      it->node->kind == KIND_HRTIMER ? "hrtimer"
+									     : "timer_list"));
+			it->node->queued = 0;
+			it = g_queue.erase(it);
+		} else {
+			++it;
+		}
+	}
+}
 
 void clock_reset()
 {

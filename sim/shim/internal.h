@@ -30,6 +30,10 @@ bool require_top_level(const char *what);
 // Run queued RCU callbacks and work items until none is left.
 void run_deferred();
 
+// WARN about (and disarm) armed timers inside [p, p + size): memory being
+// freed, as the kernel's debugobjects do.
+void check_timers_freed(const void *p, size_t size);
+
 void clock_reset();
 void slab_reset();
 void work_reset();

@@ -131,6 +131,7 @@ void release(const void *p, kmem_cache *expected, bool check_cache, const char *
 				      c ? c->name.c_str() : "kmalloc"));
 		return;
 	}
+	sim::check_timers_freed(p, it->second.size);
 	objects().erase(it);
 	std::free(const_cast<void *>(p));
 	if (c) {

@@ -302,6 +302,18 @@ TEST_F(ClockTest, CallbackMayFreeItsTimer)
 	EXPECT_EQ(sim_slab_live(), live_at_start_);
 }
 
+TEST_F(ClockTest, FreeingAnArmedTimerWarnsAndDisarms)
+{
+	Freer *f = static_cast<Freer *>(kzalloc(sizeof(*f), GFP_KERNEL));
+	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	f->timer.function = free_self;
+	hrtimer_start(&f->timer, 5, HRTIMER_MODE_REL);
+	kfree(f);
+	ExpectWarnings(1);
+	EXPECT_EQ(sim_clock_pending(), 0u);
+	sim_clock_advance(10); // nothing fires: no use after free
+}
+
 TEST_F(ClockTest, StartOfUninitialisedTimerWarns)
 {
 	struct hrtimer t = {};
