@@ -30,10 +30,6 @@ std::deque<RcuItem> g_rcu;
 std::deque<work_struct *> g_work;
 int g_depth;
 
-struct workqueue_struct_impl {
-	std::string name;
-};
-
 void run_rcu_batch()
 {
 	std::deque<RcuItem> batch = std::move(g_rcu);
@@ -72,7 +68,7 @@ void delayed_work_timer_fn(struct timer_list *t)
 } // namespace
 
 struct workqueue_struct {
-	workqueue_struct_impl impl;
+	std::string name;
 };
 
 namespace sim {
@@ -231,7 +227,7 @@ void flush_workqueue(struct workqueue_struct * /*wq*/)
 struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int /*flags*/,
 					 int /*max_active*/, ...)
 {
-	return new workqueue_struct{{fmt}};
+	return new workqueue_struct{fmt};
 }
 
 void destroy_workqueue(struct workqueue_struct *wq)
