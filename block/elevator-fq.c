@@ -970,7 +970,9 @@ EXPORT_SYMBOL_GPL(efq_get_group);
  * @iog: the group
  *
  * The last reference frees the group and drops its reference on its
- * parent.
+ * parent.  The root group is the last group of a device to go, and takes
+ * the device's efq_data with it: a group whose cgroup was removed can
+ * outlive the scheduler while a bio still holds its blkg.
  */
 void efq_put_group(struct efq_group *iog)
 {
@@ -980,6 +982,14 @@ void efq_put_group(struct efq_group *iog)
 		return;
 	WARN_ON_ONCE(iog->sched_data.nr_active || iog->entity.on_st);
 	WARN_ON_ONCE(iog->entity.on_idle_st);
+	if (iog->efqd && iog == iog->efqd->root_group) {
+		/* the device's last group: the device goes with it */
+		struct efq_data *efqd = iog->efqd;
+
+		efq_group_free(iog);
+		kfree(efqd);
+		return;
+	}
 	if (iog->linked)
 		parent = efq_entity_group(iog->entity.parent);
 	efq_group_free(iog);
@@ -1923,8 +1933,10 @@ put_queues:
 	efq_group_put_queues(root);
 	spin_unlock_irq(&efqd->lock);
 put_root:
+	/* the fallback queue's reference, then the device's, which frees efqd */
 	efq_put_group(root);
 	efq_put_group(root);
+	return ERR_PTR(ret);
 free_efqd:
 	kfree(efqd);
 	return ERR_PTR(ret);
@@ -1937,7 +1949,9 @@ EXPORT_SYMBOL_GPL(efq_init_data);
  *
  * Call from exit_sched before freeing the scheduler's own data: queues
  * still cached release their scheduler queues through the ops.  The
- * device must be drained: no request may be queued or in flight.
+ * device must be drained: no request may be queued or in flight.  @efqd
+ * must not be used afterwards; its memory lives until the last group of
+ * the device is freed.
  */
 void efq_exit_data(struct efq_data *efqd)
 {
@@ -1960,11 +1974,13 @@ void efq_exit_data(struct efq_data *efqd)
 
 	WARN_ON_ONCE(refcount_read(&efqd->oom_queue.ref) != 1);
 	WARN_ON_ONCE(!list_empty(&efqd->group_list));
-	/* the fallback queue's reference on the root group, then the device's */
+	/*
+	 * Drop the fallback queue's reference on the root group, then the
+	 * device's.  Groups of removed cgroups whose blkg a bio still holds
+	 * keep the root group, and with it this efq_data, until they go.
+	 */
 	efq_put_group(root);
-	WARN_ON_ONCE(refcount_read(&root->ref) != 1);
 	efq_put_group(root);
-	kfree(efqd);
 }
 EXPORT_SYMBOL_GPL(efq_exit_data);
 
