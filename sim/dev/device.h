@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim device models: the contract between the simulated block layer
+// (sim/blk) and a device (sim/dev).  Time is simulated nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace efqsim::dev {
+
+inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+// One request as the driver hands it to the device.
+struct Request {
+	uint64_t id = 0;      // unique, chosen by the block layer
+	uint64_t sector = 0;  // first 512-byte sector
+	uint32_t sectors = 0; // length in 512-byte sectors (0 for a flush)
+	bool write = false;
+	bool fua = false;   // write through the cache
+	bool flush = false; // cache flush (sectors == 0)
+	uint32_t tag = 0;   // accounting key for busy time (the group), < 4096
+};
+
+struct Completion {
+	uint64_t id = 0;
+	int64_t time = 0; // when it completed
+};
+
+// A device accepts up to queue_depth() requests, serves them in an order of
+// its own (e.g. NCQ reordering) and completes them.  It is driven by the
+// caller's event loop: next_event() says when something happens next,
+// advance(now) makes it happen.  Deterministic: the same calls give the same
+// results.
+class Device {
+public:
+	virtual ~Device() = default;
+
+	virtual std::string name() const = 0;     // "hdd", "ssd", "null", or the file's model name
+	virtual uint32_t queue_depth() const = 0; // requests accepted at once
+	virtual bool rotational() const = 0;
+	virtual uint64_t capacity_sectors() const = 0;
+	virtual uint32_t in_flight() const = 0;
+
+	// Accept @rq at time @now; requires in_flight() < queue_depth() and
+	// rq.sector + rq.sectors <= capacity_sectors().
+	virtual void submit(const Request &rq, int64_t now) = 0;
+	// The time of the next internal event (a completion, or internal work
+	// such as destaging the write cache), or kNever.
+	virtual int64_t next_event() const = 0;
+	// Run every internal event with time <= @now; append the completions,
+	// in completion-time order (ties by id), to @out.
+	virtual void advance(int64_t now, std::vector<Completion> &out) = 0;
+
+	// Time the device spent serving requests of each tag (index = tag), as
+	// the device measured it; the independent check of the engine's own
+	// disk-time accounting.  Documented per model.
+	virtual const std::vector<int64_t> &busy_by_tag() const = 0;
+	virtual int64_t busy_total() const = 0;
+};
+
+// "hdd" (default), "ssd", "null", or the path of a parameter file.  On error
+// returns nullptr and sets @err to a message naming the problem (with
+// file:line for a parameter file).
+std::unique_ptr<Device> make_device(const std::string &spec, std::string *err);
+
+} // namespace efqsim::dev
