@@ -62,6 +62,7 @@
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/blktrace_api.h>
+#include <linux/kstrtox.h>
 #include <linux/elevator-fq.h>
 
 #include "elevator.h"
@@ -1842,6 +1843,114 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 	efq_schedule_dispatch(efqd);
 }
 EXPORT_SYMBOL_GPL(efq_request_completed);
+
+/* --- sysfs tunables ----------------------------------------------------- */
+
+enum efq_tunable {
+	EFQ_TUNE_SLICE_SYNC,
+	EFQ_TUNE_SLICE_ASYNC,
+	EFQ_TUNE_GROUP_IDLE,
+	EFQ_TUNE_FAIRNESS,
+	EFQ_TUNE_HIERARCHICAL,
+};
+
+static ssize_t efq_tunable_show(struct elevator_queue *e,
+				enum efq_tunable t, char *page)
+{
+	struct efq_data *efqd = e->elevator_data;
+	u64 v;
+
+	spin_lock_irq(&efqd->lock);
+	switch (t) {
+	case EFQ_TUNE_SLICE_SYNC:
+		v = div_u64(efqd->slice[1], NSEC_PER_MSEC);
+		break;
+	case EFQ_TUNE_SLICE_ASYNC:
+		v = div_u64(efqd->slice[0], NSEC_PER_MSEC);
+		break;
+	case EFQ_TUNE_GROUP_IDLE:
+		v = div_u64(efqd->group_idle, NSEC_PER_MSEC);
+		break;
+	case EFQ_TUNE_FAIRNESS:
+		v = efqd->fairness;
+		break;
+	default:
+		v = efqd->hierarchical;
+		break;
+	}
+	spin_unlock_irq(&efqd->lock);
+	return sprintf(page, "%llu\n", (unsigned long long)v);
+}
+
+static ssize_t efq_tunable_store(struct elevator_queue *e,
+				 enum efq_tunable t, const char *page,
+				 size_t count)
+{
+	struct efq_data *efqd = e->elevator_data;
+	unsigned long long v;
+	int ret;
+
+	ret = kstrtoull(page, 10, &v);
+	if (ret) {
+		pr_warn("efq: %s: tunable value is not a number\n",
+			efqd->queue->disk ? efqd->queue->disk->disk_name : "?");
+		return -EINVAL;
+	}
+	spin_lock_irq(&efqd->lock);
+	switch (t) {
+	case EFQ_TUNE_SLICE_SYNC:
+		efqd->slice[1] = clamp_t(u64, v, 1, UINT_MAX) * NSEC_PER_MSEC;
+		break;
+	case EFQ_TUNE_SLICE_ASYNC:
+		efqd->slice[0] = clamp_t(u64, v, 1, UINT_MAX) * NSEC_PER_MSEC;
+		break;
+	case EFQ_TUNE_GROUP_IDLE:
+		efqd->group_idle = min_t(u64, v, UINT_MAX) * NSEC_PER_MSEC;
+		break;
+	case EFQ_TUNE_FAIRNESS:
+		efqd->fairness = min_t(u64, v, 1);
+		break;
+	default:
+		ret = efq_set_hierarchical(efqd, v != 0);
+		break;
+	}
+	spin_unlock_irq(&efqd->lock);
+	return ret ? ret : count;
+}
+
+#define EFQ_SHOW_FN(name, id)						\
+ssize_t efq_##name##_show(struct elevator_queue *e, char *page)		\
+{									\
+	return efq_tunable_show(e, id, page);				\
+}
+
+#define EFQ_STORE_FN(name, id)						\
+ssize_t efq_##name##_store(struct elevator_queue *e, const char *page,	\
+			   size_t count)				\
+{									\
+	return efq_tunable_store(e, id, page, count);			\
+}
+
+EFQ_SHOW_FN(slice_sync, EFQ_TUNE_SLICE_SYNC)
+EXPORT_SYMBOL_GPL(efq_slice_sync_show);
+EFQ_STORE_FN(slice_sync, EFQ_TUNE_SLICE_SYNC)
+EXPORT_SYMBOL_GPL(efq_slice_sync_store);
+EFQ_SHOW_FN(slice_async, EFQ_TUNE_SLICE_ASYNC)
+EXPORT_SYMBOL_GPL(efq_slice_async_show);
+EFQ_STORE_FN(slice_async, EFQ_TUNE_SLICE_ASYNC)
+EXPORT_SYMBOL_GPL(efq_slice_async_store);
+EFQ_SHOW_FN(group_idle, EFQ_TUNE_GROUP_IDLE)
+EXPORT_SYMBOL_GPL(efq_group_idle_show);
+EFQ_STORE_FN(group_idle, EFQ_TUNE_GROUP_IDLE)
+EXPORT_SYMBOL_GPL(efq_group_idle_store);
+EFQ_SHOW_FN(fairness, EFQ_TUNE_FAIRNESS)
+EXPORT_SYMBOL_GPL(efq_fairness_show);
+EFQ_STORE_FN(fairness, EFQ_TUNE_FAIRNESS)
+EXPORT_SYMBOL_GPL(efq_fairness_store);
+EFQ_SHOW_FN(hierarchical, EFQ_TUNE_HIERARCHICAL)
+EXPORT_SYMBOL_GPL(efq_hierarchical_show);
+EFQ_STORE_FN(hierarchical, EFQ_TUNE_HIERARCHICAL)
+EXPORT_SYMBOL_GPL(efq_hierarchical_store);
 
 /* --- device lifetime ---------------------------------------------------- */
 

@@ -459,6 +459,28 @@ void efq_hold_dispatch(struct efq_data *efqd);
 bool efq_has_work(struct efq_data *efqd);
 void efq_schedule_dispatch(struct efq_data *efqd);
 
+/*
+ * --- common sysfs tunables (queue/iosched/), for a scheduler's elv_fs_entry
+ * table: EFQ_ATTR(slice_sync), ... ---
+ *
+ * slice_sync, slice_async (ms, clamped to 1..UINT_MAX), group_idle (ms,
+ * 0..UINT_MAX, 0 disables), fairness (0..1) and hierarchical (0..1, -EBUSY
+ * while requests are queued).  A value that is not a number is -EINVAL; an
+ * out-of-range number is clamped.
+ */
+#define EFQ_ATTR(name) __ATTR(name, 0644, efq_##name##_show, efq_##name##_store)
+
+#define EFQ_DECLARE_ATTR(name)						\
+ssize_t efq_##name##_show(struct elevator_queue *e, char *page);	\
+ssize_t efq_##name##_store(struct elevator_queue *e, const char *page,	\
+			   size_t count)
+
+EFQ_DECLARE_ATTR(slice_sync);
+EFQ_DECLARE_ATTR(slice_async);
+EFQ_DECLARE_ATTR(group_idle);
+EFQ_DECLARE_ATTR(fairness);
+EFQ_DECLARE_ATTR(hierarchical);
+
 /* --- groups (engine side) --- */
 void efq_group_init(struct efq_group *iog, unsigned int weight,
 		    unsigned short ioclass);

@@ -4,6 +4,7 @@
 #define _SIM_BLK_MQ_PRIVATE_H
 
 #include <linux/blk-mq.h>
+#include "elevator.h"
 
 struct blk_mq_ctx {
 	unsigned int cpu;
@@ -23,5 +24,15 @@ struct blk_mq_alloc_data {
 	struct blk_mq_ctx *ctx;
 	struct blk_mq_hw_ctx *hctx;
 };
+
+static inline void blk_mq_free_requests(struct list_head *list)
+{
+	while (!list_empty(list)) {
+		struct request *rq = list_entry(list->next, struct request, queuelist);
+
+		list_del_init(&rq->queuelist);
+		blk_mq_free_request(rq);
+	}
+}
 
 #endif

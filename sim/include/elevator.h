@@ -97,6 +97,9 @@ struct request *elv_rb_former_request(struct request_queue *q, struct request *r
 struct request *elv_rb_latter_request(struct request_queue *q, struct request *rq);
 void elv_rqhash_del(struct request_queue *q, struct request *rq);
 void elv_rqhash_add(struct request_queue *q, struct request *rq);
+/* merging, with 6.1's semantics (sim/shim/blk-mq.cc) */
+struct request *elv_rqhash_find(struct request_queue *q, sector_t offset);
+enum elv_merge elv_merge(struct request_queue *q, struct request **req, struct bio *bio);
 SIM_END_DECLS
 
 #define rb_entry_rq(node) rb_entry((node), struct request, rb_node)

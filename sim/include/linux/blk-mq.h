@@ -204,4 +204,10 @@ void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async);
 void blk_mq_delay_run_hw_queues(struct request_queue *q, unsigned long msecs);
 SIM_END_DECLS
 
+SIM_BEGIN_DECLS
+/* Ends the scheduler's part (finish_request) and gives the tag back through
+ * the sim's block model (request_queue.sim_free_request). */
+void blk_mq_free_request(struct request *rq);
+SIM_END_DECLS
+
 #endif

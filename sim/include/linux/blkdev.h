@@ -74,6 +74,8 @@ struct request_queue {
 	/* sim: blk_mq_run_hw_queues() calls this if set */
 	sim_run_hw_queues_fn *sim_run_hw_queues;
 	void *sim_priv;
+	/* the sim's block model: give a request's tag back (blk_mq_free_request) */
+	void (*sim_free_request)(struct request_queue *q, struct request *rq);
 	/* sim: counters of calls the model did not take */
 	unsigned long sim_run_count;
 	unsigned long sim_restart_count;

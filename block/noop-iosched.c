@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * noop: first in, first out, on the efq fair-queuing engine.
+ *
+ * Each group (cgroup) of a device has one queue, a plain FIFO.  The engine
+ * chooses which group's queue is served and for how long; inside a queue
+ * requests leave in arrival order.  In flat mode every request goes to the
+ * root group's queue and the scheduler is the classic noop; with no group
+ * linked on the device the queue is never expired by time.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/elevator-fq.h>
+
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-sched.h"
+#include "blk-wbt.h"
+
+/**
+ * struct noop_queue - the requests of one group, in arrival order
+ * @fifo: queued requests, oldest first
+ */
+struct noop_queue {
+	struct list_head fifo;
+};
+
+/* A request's queue, set at insert; NULL until then. */
+static inline struct efq_queue *noop_rq_ioq(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
+static void *noop_alloc_sched_queue(struct efq_data *efqd,
+				    struct efq_queue *ioq, gfp_t gfp)
+{
+	struct noop_queue *nq;
+
+	nq = kzalloc_node(sizeof(*nq), gfp, efqd->queue->node);
+	if (nq)
+		INIT_LIST_HEAD(&nq->fifo);
+	return nq;
+}
+
+static void noop_free_sched_queue(struct efq_data *efqd, void *sq)
+{
+	struct noop_queue *nq = sq;
+
+	WARN_ON_ONCE(!list_empty(&nq->fifo));
+	kfree(nq);
+}
+
+static const struct efq_sched_ops noop_efq_ops = {
+	.features		= EFQ_FEAT_SINGLE_QUEUE,
+	.alloc_sched_queue	= noop_alloc_sched_queue,
+	.free_sched_queue	= noop_free_sched_queue,
+};
+
+static int noop_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct elevator_queue *eq;
+	struct efq_data *efqd;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	efqd = efq_init_data(q, eq, &noop_efq_ops, NULL);
+	if (IS_ERR(efqd)) {
+		kobject_put(&eq->kobj);
+		return PTR_ERR(efqd);
+	}
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	wbt_disable_default(q);
+	q->elevator = eq;
+	return 0;
+}
+
+static void noop_exit_sched(struct elevator_queue *e)
+{
+	efq_exit_data(e->elevator_data);
+}
+
+static void noop_prepare_request(struct request *rq)
+{
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+}
+
+static void noop_insert_requests(struct blk_mq_hw_ctx *hctx,
+				 struct list_head *list, bool at_head)
+{
+	struct request_queue *q = hctx->queue;
+	struct efq_data *efqd = q->elevator->elevator_data;
+	LIST_HEAD(free);
+
+	spin_lock_irq(&efqd->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+		struct efq_queue *ioq;
+		struct noop_queue *nq;
+
+		list_del_init(&rq->queuelist);
+		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
+			continue;
+		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));
+		nq = ioq->sched_queue;
+		efq_get_queue(ioq);
+		rq->elv.priv[0] = ioq;
+		if (at_head) {
+			list_add(&rq->queuelist, &nq->fifo);
+		} else {
+			list_add_tail(&rq->queuelist, &nq->fifo);
+			if (rq_mergeable(rq))
+				elv_rqhash_add(q, rq);
+		}
+		efq_request_add(efqd, ioq, rq);
+	}
+	spin_unlock_irq(&efqd->lock);
+	blk_mq_free_requests(&free);
+}
+
+static struct request *noop_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct efq_data *efqd = hctx->queue->elevator->elevator_data;
+	struct request *rq = NULL;
+	struct noop_queue *nq;
+	struct efq_queue *ioq;
+
+	spin_lock_irq(&efqd->lock);
+	ioq = efq_select_queue(efqd, false);
+	if (!ioq)
+		goto out;
+	nq = ioq->sched_queue;
+	rq = list_first_entry_or_null(&nq->fifo, struct request, queuelist);
+	if (!rq) {
+		efq_hold_dispatch(efqd);
+		goto out;
+	}
+	list_del_init(&rq->queuelist);
+	elv_rqhash_del(hctx->queue, rq);
+	rq->elv.priv[1] = rq;	/* dispatched: the engine counts it in flight */
+	efq_request_dispatched(efqd, ioq, rq);
+out:
+	spin_unlock_irq(&efqd->lock);
+	return rq;
+}
+
+static bool noop_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	return efq_has_work(hctx->queue->elevator->elevator_data);
+}
+
+static void noop_finish_request(struct request *rq)
+{
+	struct efq_queue *ioq = noop_rq_ioq(rq);
+	struct efq_data *efqd;
+	unsigned long flags;
+
+	if (!ioq)
+		return;
+	efqd = ioq->efqd;
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (rq->elv.priv[1])
+		efq_request_completed(efqd, ioq, rq);
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+	efq_put_queue(ioq);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+static void noop_requeue_request(struct request *rq)
+{
+	struct efq_queue *ioq = noop_rq_ioq(rq);
+	struct efq_data *efqd;
+	unsigned long flags;
+
+	if (!ioq)
+		return;
+	efqd = ioq->efqd;
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (rq->elv.priv[1])
+		efq_request_requeued(efqd, ioq, rq);
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+	efq_put_queue(ioq);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+static bool noop_bio_merge(struct request_queue *q, struct bio *bio,
+			   unsigned int nr_segs)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct request *free = NULL;
+	bool ret;
+
+	spin_lock_irq(&efqd->lock);
+	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	spin_unlock_irq(&efqd->lock);
+	if (free)
+		blk_mq_free_request(free);
+	return ret;
+}
+
+/* Never merge a bio into a request of another group. */
+static bool noop_allow_merge(struct request_queue *q, struct request *rq,
+			     struct bio *bio)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_queue *ioq = noop_rq_ioq(rq);
+
+	lockdep_assert_held(&efqd->lock);
+	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
+}
+
+static void noop_requests_merged(struct request_queue *q, struct request *rq,
+				 struct request *next)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_queue *ioq = noop_rq_ioq(next);
+
+	list_del_init(&next->queuelist);
+	if (ioq)
+		efq_request_merged_away(efqd, ioq, next);
+}
+
+static struct elv_fs_entry noop_attrs[] = {
+	EFQ_ATTR(slice_sync),
+	EFQ_ATTR(group_idle),
+	EFQ_ATTR(fairness),
+	EFQ_ATTR(hierarchical),
+	__ATTR_NULL
+};
+
+static struct elevator_type noop_sched = {
+	.ops = {
+		.init_sched		= noop_init_sched,
+		.exit_sched		= noop_exit_sched,
+		.prepare_request	= noop_prepare_request,
+		.insert_requests	= noop_insert_requests,
+		.dispatch_request	= noop_dispatch_request,
+		.has_work		= noop_has_work,
+		.finish_request		= noop_finish_request,
+		.requeue_request	= noop_requeue_request,
+		.bio_merge		= noop_bio_merge,
+		.allow_merge		= noop_allow_merge,
+		.requests_merged	= noop_requests_merged,
+	},
+	.elevator_attrs	= noop_attrs,
+	.elevator_name	= "noop",
+	.elevator_owner	= THIS_MODULE,
+};
+MODULE_ALIAS("noop-iosched");
+
+static int __init noop_init(void)
+{
+	return elv_register(&noop_sched);
+}
+
+static void __exit noop_exit(void)
+{
+	elv_unregister(&noop_sched);
+}
+
+module_init(noop_init);
+module_exit(noop_exit);
+
+MODULE_AUTHOR("The efq authors");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("noop IO scheduler on the efq fair-queuing engine");
