@@ -167,7 +167,8 @@ enum elv_merge elv_merge(struct request_queue *q, struct request **req, struct b
 
 	if (!bio_mergeable(bio))
 		return ELEVATOR_NO_MERGE;
-	if (q->last_merge && rq_same_kind(q->last_merge, bio) && elv_bio_merge_ok(q->last_merge, bio)) {
+	if (q->last_merge && rq_same_kind(q->last_merge, bio) &&
+	    elv_bio_merge_ok(q->last_merge, bio)) {
 		enum elv_merge type = try_merge(q->last_merge, bio);
 		if (type != ELEVATOR_NO_MERGE) {
 			*req = q->last_merge;
@@ -215,7 +216,8 @@ bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio, unsigned i
 	}
 }
 
-bool blk_mq_sched_try_insert_merge(struct request_queue *q, struct request *rq, struct list_head *free)
+bool blk_mq_sched_try_insert_merge(struct request_queue *q, struct request *rq,
+				   struct list_head *free)
 {
 	bool ret = false;
 
