@@ -36,6 +36,8 @@ struct HarnessOps {
 	static void *alloc_sched_queue(struct efq_data *efqd, struct efq_queue *ioq, gfp_t /*gfp*/)
 	{
 		EfqTest *t = T(efqd);
+		if (t->fail_alloc_sched_queue)
+			return nullptr;
 		auto fq = std::make_unique<FakeQueue>();
 		fq->id = t->next_id_++;
 		fq->t = t;

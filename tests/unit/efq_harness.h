@@ -120,6 +120,7 @@ public:
 	std::function<struct efq_queue *(FakeQueue *)> coop_fn;
 	std::function<void(FakeQueue *)> arm_fn;
 	std::function<bool(FakeQueue *)> preempt_fn;
+	bool fail_alloc_sched_queue = false; // alloc_sched_queue returns NULL
 	HookLog hooks;
 
 	struct efq_data *efqd() { return efqd_; }
