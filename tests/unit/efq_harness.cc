@@ -187,12 +187,9 @@ void EfqTest::ExitDevice()
 		for (auto &fq : queues_)
 			if (fq->owner && !fq->freed)
 				Release(fq.get());
-		// Blkgs of removed cgroups: drop them (and let their policy
-		// data go) before the device, as bios would have by then.
-		// (A test that wants them to outlive the device drops them
-		// itself; see Lifetime tests.)
-		for (struct blkcg *cg : destroyed_)
-			DropBlkg(cg);
+		// Blkgs of removed cgroups the harness still holds (as late
+		// bios would) outlive the device: their groups keep the root
+		// group and the efq_data alive until they are dropped below.
 		sim_quiesce();
 		efq_exit_data(efqd_);
 		efqd_ = nullptr;

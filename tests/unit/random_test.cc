@@ -303,13 +303,9 @@ protected:
 		Cg *c = leaves[R(leaves.size())];
 		// its tasks move away: their sync queues are released
 		if (c->group) {
-			for (auto it = sync_queues.begin(); it != sync_queues.end();) {
-				if (it->first.first == c->group) {
-					Release(it->second);
-					it = sync_queues.erase(it);
-				} else {
-					++it;
-				}
+			for (auto it : SyncQueuesById(c->group)) {
+				Release(it->second);
+				sync_queues.erase(it);
 			}
 		}
 		DestroyCgroup(c->cg);
@@ -334,12 +330,26 @@ protected:
 		sim_quiesce();
 	}
 
+	// Sync queues in creation order (the map is ordered by address, which
+	// would make the run depend on the allocator).
+	std::vector<std::map<std::pair<struct efq_group *, int>, FakeQueue *>::iterator>
+	SyncQueuesById(struct efq_group *only = nullptr)
+	{
+		std::vector<decltype(sync_queues)::iterator> v;
+		for (auto it = sync_queues.begin(); it != sync_queues.end(); ++it)
+			if (!only || it->first.first == only)
+				v.push_back(it);
+		std::sort(v.begin(), v.end(),
+			  [](auto &a, auto &b) { return a->second->id < b->second->id; });
+		return v;
+	}
+
 	void OpTaskExit()
 	{
-		if (sync_queues.empty())
+		auto v = SyncQueuesById();
+		if (v.empty())
 			return;
-		auto it = sync_queues.begin();
-		std::advance(it, (long)R(sync_queues.size()));
+		auto it = v[R(v.size())];
 		Release(it->second);
 		sync_queues.erase(it);
 	}
