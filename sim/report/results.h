@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace efqsim::report {
@@ -18,6 +19,9 @@ struct LatencyStats {
 	int64_t min = 0;
 	int64_t max = 0;
 	long double sum = 0; // of all samples, for the mean
+	// Of the squares of all samples, for the stddev (add() and merge()
+	// keep it, like sum).
+	long double sum_sq = 0;
 	std::map<int64_t, uint64_t> histogram; // bucket lower bound (ns) -> count
 	void add(int64_t ns);
 	void merge(const LatencyStats &o);
@@ -30,15 +34,27 @@ struct DirStats {
 	uint64_t ios = 0;
 	int64_t runtime_ns = 0; // time this direction was active (fio's "run")
 	LatencyStats clat;
-	LatencyStats lat;   // submission to completion, including waits for tags
+	LatencyStats lat; // submission to completion, including waits for tags
 };
 
 // fio log samples (write_bw_log/write_lat_log/write_iops_log formats).
 struct LogSample {
 	int64_t time_ms = 0;
-	uint64_t value = 0;
-	int ddir = 0; // 0 read, 1 write
-	uint32_t bs = 0;
+	uint64_t value = 0;  // bw: KiB/s; lat, clat, slat: ns; iops: IOs/s
+	int ddir = 0;	     // 0 read, 1 write
+	uint32_t bs = 0;     // 0 for windowed (log_avg_msec) samples, as fio
+	uint64_t offset = 0; // bytes; printed with log_offset=1 only
+	int prio = 0;	     // fio's priority column: 1 for a high-priority IO
+};
+
+// Which fio logs a job asked for.  A prefix is write_*_log's argument (the
+// job name when the option had none); "" means that log was not asked for.
+struct LogSettings {
+	std::string bw_prefix;	  // write_bw_log: <prefix>_bw.<N>.log
+	std::string lat_prefix;	  // write_lat_log: <prefix>_{lat,clat,slat}.<N>.log
+	std::string iops_prefix;  // write_iops_log: <prefix>_iops.<N>.log
+	bool log_offset = false;  // log_offset=1: add the offset column
+	bool per_job_logs = true; // per_job_logs=0: no ".<N>" in the names
 };
 
 struct JobResult {
@@ -46,19 +62,30 @@ struct JobResult {
 	int groupid = 0; // fio reporting group (new_group / stonewall)
 	std::string cgroup;
 	int error = 0;
+	int pid = 0; // the simulated process's pid (fio's "pid=")
+	// The job's options as written (after [global] defaults), in order:
+	// JSON "job options".
+	std::vector<std::pair<std::string, std::string>> options;
 	DirStats read;
 	DirStats write;
-	std::vector<LogSample> bw_log, lat_log, iops_log;
+	LogSettings logs;
+	// lat_log is the total latency (fio's _lat log), clat_log and slat_log
+	// the completion and submission latencies.
+	std::vector<LogSample> bw_log, lat_log, iops_log, clat_log, slat_log;
 };
 
-// One efq group (cgroup) on the simulated device.
+// One efq group (cgroup) on the simulated device.  disk_time_ms and
+// disk_sectors are the engine's total_time/total_sectors: in hierarchical
+// mode a group's figures include its descendants' (as io.efq.disk_time
+// shows them) and the root group's cover the whole device.  device_busy_ms
+// must be summed the same way, so that the two columns compare one to one.
 struct GroupResult {
 	std::string path; // "/" for the root cgroup
 	unsigned int weight = 0;
-	unsigned int ioprio_class = 0;
-	double disk_time_ms = 0;   // the engine's accounting (total_time)
-	uint64_t disk_sectors = 0; // the engine's accounting
-	uint64_t queued = 0;       // times the group became backlogged
+	unsigned int ioprio_class = 0; // 1 RT, 2 BE, 3 IDLE (io.efq.ioprio_class)
+	double disk_time_ms = 0;       // the engine's accounting (total_time)
+	uint64_t disk_sectors = 0;     // the engine's accounting
+	uint64_t queued = 0;	       // times the group became backlogged
 	uint64_t dequeued = 0;
 	double device_busy_ms = 0; // measured by the device model
 };
@@ -70,10 +97,13 @@ struct RunResult {
 	std::string scheduler;
 	bool hierarchical = true;
 	std::map<std::string, std::string> tunables; // name -> value as shown
-	int64_t duration_ns = 0;                     // simulated
+	int64_t duration_ns = 0;		     // simulated
 	std::vector<JobResult> jobs;
 	std::vector<GroupResult> groups;
 	bool group_reporting = false;
+	// The [global] section's options as written, in order: JSON "global
+	// options" (left out when empty).
+	std::vector<std::pair<std::string, std::string>> global_options;
 };
 
 } // namespace efqsim::report
