@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+// Request accounting (add, merge, dispatch, requeue, completion, metadata,
+// has_work, re-running the hardware queues) and interplays between rules
+// (spec-core §7.1, §7.4, §7.7; spec-rest §5.2, §7.2, §8.3; design.md
+// "Dispatch contract").
+
+#include "efq_harness.h"
+
+using namespace efqt;
+
+namespace {
+
+class Requests : public EfqTest {};
+class Interplay : public EfqTest {};
+
+TEST_F(Requests, AddCountsPerQueueAndPerDevice)
+{
+	FakeQueue *a = NewQueue(Root()), *b = NewQueue(Root());
+	AddN(a, 2);
+	Add(b);
+	EXPECT_EQ(a->ioq->nr_queued, 2u);
+	EXPECT_EQ(b->ioq->nr_queued, 1u);
+	EXPECT_EQ(efqd()->nr_queued, 3u);
+	EXPECT_EQ(efqd()->busy_queues, 2u);
+	EXPECT_TRUE(efq_has_work(efqd()));
+}
+
+TEST_F(Requests, DispatchMovesARequestToTheDriver)
+{
+	FakeQueue *a = NewQueue(Root());
+	Add(a, 0, 24);
+	Add(a);
+	struct request *rq = Dispatch();
+	ASSERT_NE(rq, nullptr);
+	EXPECT_EQ(a->ioq->nr_queued, 1u);
+	EXPECT_EQ(a->ioq->dispatched, 1u);
+	EXPECT_EQ(efqd()->rq_in_driver, 1u);
+	EXPECT_EQ(efqd()->nr_queued, 1u);
+	EXPECT_EQ(a->ioq->nr_sectors, 24u);
+}
+
+TEST_F(Requests, RequeueGivesBackTheDispatchAccounting)
+{
+	FakeQueue *a = NewQueue(Root());
+	Add(a, 0, 8);
+	Add(a, 0, 16);
+	ASSERT_EQ(Select(), a);
+	struct request *rq = DispatchFrom(a);
+	ASSERT_EQ(a->ioq->nr_sectors, 8u);
+	// the driver gives it back; the scheduler inserts it again
+	inflight_.erase(std::find(inflight_.begin(), inflight_.end(), rq));
+	a->inflight--;
+	Lock();
+	efq_request_requeued(efqd(), a->ioq, rq);
+	Unlock();
+	EXPECT_EQ(a->ioq->dispatched, 0u);
+	EXPECT_EQ(efqd()->rq_in_driver, 0u);
+	EXPECT_EQ(a->ioq->nr_sectors, 0u);
+	a->queued.push_front(rq);
+	Lock();
+	efq_request_add(efqd(), a->ioq, rq);
+	Unlock();
+	EXPECT_EQ(a->ioq->nr_queued, 2u);
+	EXPECT_EQ(efqd()->nr_queued, 2u);
+	EXPECT_EQ(CheckInvariants(), "");
+}
+
+TEST_F(Requests, MergedAwayRequestLeavesTheCounts)
+{
+	FakeQueue *a = NewQueue(Root());
+	Add(a);
+	Add(a, REQ_OP_READ | REQ_META);
+	ASSERT_EQ(a->ioq->meta_pending, 1u);
+	MergeAway(a); // the metadata request merged into the other one
+	EXPECT_EQ(a->ioq->nr_queued, 1u);
+	EXPECT_EQ(efqd()->nr_queued, 1u);
+	EXPECT_EQ(a->ioq->meta_pending, 0u);
+}
+
+TEST_F(Requests, MetaPendingCountsQueuedMetadataRequestsOnly)
+{
+	FakeQueue *a = NewQueue(Root());
+	Add(a, REQ_OP_READ | REQ_META);
+	Add(a);
+	Add(a, REQ_OP_WRITE | REQ_META);
+	EXPECT_EQ(a->ioq->meta_pending, 2u);
+	ASSERT_EQ(Select(), a);
+	DispatchFrom(a);
+	EXPECT_EQ(a->ioq->meta_pending, 1u);
+	DispatchFrom(a);
+	DispatchFrom(a);
+	EXPECT_EQ(a->ioq->meta_pending, 0u);
+}
+
+TEST_F(Requests, HasWorkIsFalseWithNothingQueued)
+{
+	EXPECT_FALSE(efq_has_work(efqd()));
+	FakeQueue *a = NewQueue(Root());
+	Add(a);
+	EXPECT_TRUE(efq_has_work(efqd()));
+	struct request *rq = Dispatch();
+	EXPECT_FALSE(efq_has_work(efqd())); // in flight is not "work"
+	Complete(rq);
+	EXPECT_FALSE(efq_has_work(efqd()));
+	EXPECT_EQ(Select(), nullptr);
+}
+
+TEST_F(Requests, CompletionRerunsTheHardwareQueuesWhileWorkRemains)
+{
+	FakeQueue *a = NewQueue(Root()), *b = NewQueue(Root());
+	Add(a);
+	Add(b);
+	struct request *rq = Dispatch();
+	unsigned long runs = queue()->sim_run_count;
+	Complete(rq);
+	EXPECT_EQ(queue()->sim_run_count, runs + 1);
+	rq = Dispatch();
+	ASSERT_NE(rq, nullptr);
+	runs = queue()->sim_run_count;
+	Complete(rq); // nothing queued, nothing busy: no re-run
+	EXPECT_EQ(efqd()->busy_queues, 0u);
+	EXPECT_EQ(queue()->sim_run_count, runs);
+}
+
+TEST_F(Requests, ScheduleDispatchRunsOnlyWithWorkOrBusyQueues)
+{
+	unsigned long runs = queue()->sim_run_count;
+	Lock();
+	efq_schedule_dispatch(efqd());
+	Unlock();
+	EXPECT_EQ(queue()->sim_run_count, runs);
+	FakeQueue *a = NewQueue(Root());
+	Add(a);
+	runs = queue()->sim_run_count;
+	Lock();
+	efq_schedule_dispatch(efqd());
+	Unlock();
+	EXPECT_EQ(queue()->sim_run_count, runs + 1);
+}
+
+TEST_F(Requests, HoldDispatchIsEndedByTheNextRequest)
+{
+	FakeQueue *a = NewQueue(Root());
+	Add(a);
+	Lock();
+	efq_hold_dispatch(efqd());
+	Unlock();
+	EXPECT_FALSE(efq_has_work(efqd()));
+	Add(a);
+	EXPECT_TRUE(efq_has_work(efqd()));
+}
+
+// ---------------------------------------------------------------------------
+// Interplay
+// ---------------------------------------------------------------------------
+
+TEST_F(Interplay, RtRequestPreemptsAGroupWaitingBusy)
+{
+	struct efq_group *g = GroupOf(Cgroup("a"));
+	FakeQueue *q = NewQueue(g), *r = NewQueue(Root(), true, 4, IOPRIO_CLASS_RT);
+	AddN(q, 2);
+	ASSERT_EQ(Select(), q);
+	Complete(DispatchFrom(q));
+	struct request *rq = DispatchFrom(q);
+	Advance(100 * kMs);
+	Complete(rq);
+	ASSERT_TRUE(efq_group_wait_busy(g));
+	Add(r);
+	EXPECT_EQ(efqd()->nr_preempted, 1u);
+	EXPECT_FALSE(efq_group_wait_busy(g));
+	EXPECT_EQ(sim_clock_pending(), 0u);
+	EXPECT_EQ(Select(), r);
+}
+
+TEST_F(Interplay, CgroupRemovedWhileItsQueueIsInService)
+{
+	efqd()->fairness = 1;
+	efqd()->group_idle = 0;
+	struct blkcg *cg = Cgroup("a");
+	struct efq_group *g = GroupOf(cg);
+	FakeQueue *q = NewQueue(g), *r = NewQueue(Root());
+	AddN(q, 2);
+	AddN(r, 2);
+	ASSERT_EQ(Select(), q);
+	DestroyCgroup(cg);
+	Complete(DispatchFrom(q));
+	Advance(10 * kMs);
+	Complete(Dispatch()); // still q: the dead group keeps its turn
+	EXPECT_EQ(hooks.active_set, 1);
+	EXPECT_EQ(Select(), r); // q empty: g leaves, ahead of min, not cached
+	EXPECT_FALSE(g->entity.on_st);
+	EXPECT_FALSE(g->entity.on_idle_st);
+	Release(q);
+	EXPECT_TRUE(q->freed);
+}
+
+TEST_F(Interplay, RequestOfAnotherQueueOfAWaitBusyGroupEndsTheWait)
+{
+	struct efq_group *g = GroupOf(Cgroup("a"));
+	FakeQueue *q = NewQueue(g), *q2 = NewQueue(g), *r = NewQueue(Root());
+	AddN(q, 2);
+	Add(r);
+	ASSERT_EQ(Select(), q);
+	Complete(DispatchFrom(q));
+	struct request *rq = DispatchFrom(q);
+	Advance(100 * kMs);
+	Complete(rq);
+	ASSERT_TRUE(efq_group_wait_busy(g));
+	Add(q2); // the group got busy again, through another queue
+	EXPECT_FALSE(efq_group_wait_busy(g));
+	EXPECT_TRUE(efq_group_wait_busy_done(g));
+	EXPECT_EQ(efqd()->nr_preempted, 0u); // no preemption check on this path
+	EXPECT_EQ(Select(), r); // q expired (slice used), g still backlogged
+	EXPECT_TRUE(g->entity.on_st);
+	EXPECT_EQ(Expired(EFQ_EXPIRE_SLICE_USED), 1u);
+}
+
+TEST_F(Interplay, QueueIdleFeatureGivesSingleQueuesAnIdleWindow)
+{
+	Options o;
+	o.features = EFQ_FEAT_SINGLE_QUEUE | EFQ_FEAT_QUEUE_IDLE;
+	o.group_idle = 0;
+	Reinit(o);
+	struct efq_group *g = GroupOf(Cgroup("a"));
+	FakeQueue *gq = SingleQueue(g), *rq0 = SingleQueue(Root());
+	EXPECT_TRUE(efq_queue_idle_window(gq->ioq));
+	EXPECT_TRUE(efq_queue_idle_window(rq0->ioq));
+	AddN(gq, 2);
+	Add(rq0);
+	ASSERT_EQ(Select(), gq);
+	Complete(DispatchFrom(gq));
+	struct request *rq = DispatchFrom(gq);
+	Advance(100 * kMs);
+	Complete(rq); // slice used, empty, idle window: queue wait-busy
+	EXPECT_TRUE(efq_group_wait_busy(g));
+}
+
+TEST_F(Interplay, SingleQueueWithoutQueueIdleFeatureHasNoIdleWindow)
+{
+	Options o;
+	o.features = EFQ_FEAT_SINGLE_QUEUE;
+	Reinit(o);
+	FakeQueue *rq0 = SingleQueue(Root());
+	EXPECT_FALSE(efq_queue_idle_window(rq0->ioq));
+}
+
+TEST_F(Interplay, FlatModeMakesCgroupsShareTheRootTreeByQueueWeight)
+{
+	Options o;
+	o.hierarchical = false;
+	Reinit(o);
+	struct efq_group *g1 = GroupOf(Cgroup("a", nullptr, 1000));
+	struct efq_group *g2 = GroupOf(Cgroup("b", nullptr, 100));
+	ASSERT_EQ(g1, Root());
+	ASSERT_EQ(g2, Root());
+	FakeQueue *a = NewQueue(g1), *b = NewQueue(g2);
+	AddN(a, 3);
+	AddN(b, 3);
+	RunSlice(a, 100 * kMs);
+	RunSlice(b, 100 * kMs);
+	// group weights play no part: both queues paid one virtual slice
+	EXPECT_EQ(a->ioq->entity.vdisktime, b->ioq->entity.vdisktime);
+}
+
+} // namespace
