@@ -164,6 +164,21 @@ TEST_F(Preempt, AsyncInAnAncestorDoesNotPreemptAsyncInAChild)
 	EXPECT_EQ(efqd()->nr_preempted, 0u);
 }
 
+TEST_F(Preempt, MetaRequestInASiblingGroupDoesNotPreemptButGoesFirstInItsGroup)
+{
+	// seed-tests T12(d): root{g1{R1}, g2{R3, R2 with a metadata request}}
+	efqd()->group_idle = 0;
+	struct efq_group *g1 = GroupOf(Cgroup("a")), *g2 = GroupOf(Cgroup("b"));
+	FakeQueue *r1 = NewQueue(g1), *r3 = NewQueue(g2), *r2 = NewQueue(g2);
+	Add(r1);
+	ASSERT_EQ(Select(), r1);
+	Add(r3);
+	Add(r2, REQ_OP_READ | REQ_META);
+	EXPECT_EQ(efqd()->nr_preempted, 0u);
+	Complete(DispatchFrom(r1));
+	EXPECT_EQ(Select(), r2); // g2's turn: the metadata queue first
+}
+
 TEST_F(Preempt, SchedulerHookIsConsultedOnlyWithinAGroup)
 {
 	preempt_answer = true;

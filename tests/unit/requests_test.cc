@@ -210,7 +210,7 @@ TEST_F(Interplay, RequestOfAnotherQueueOfAWaitBusyGroupEndsTheWait)
 	EXPECT_FALSE(efq_group_wait_busy(g));
 	EXPECT_TRUE(efq_group_wait_busy_done(g));
 	EXPECT_EQ(efqd()->nr_preempted, 0u); // no preemption check on this path
-	EXPECT_EQ(Select(), r); // q expired (slice used), g still backlogged
+	EXPECT_EQ(Select(), r);		     // q expired (slice used), g still backlogged
 	EXPECT_TRUE(g->entity.on_st);
 	EXPECT_EQ(Expired(EFQ_EXPIRE_SLICE_USED), 1u);
 }
