@@ -7,6 +7,7 @@
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/iocontext.h>
 
 #include "blk-mq-sched.h"
 #include "blk.h"
@@ -243,6 +244,10 @@ void blk_mq_free_request(struct request *rq)
 
 	if ((rq->rq_flags & RQF_ELVPRIV) && e && e->type->ops.finish_request)
 		e->type->ops.finish_request(rq);
+	if ((rq->rq_flags & RQF_ELVPRIV) && rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = nullptr;
+	}
 	rq->rq_flags &= ~RQF_ELVPRIV;
 	if (q->last_merge == rq)
 		q->last_merge = nullptr;

@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim's block layer model; see model.h for what it models.
+#include "blk/model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+extern "C" {
+#include <linux/bio.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/elevator-fq.h>
+#include <linux/iocontext.h>
+#include <linux/ioprio.h>
+
+#include "blk-cgroup.h"
+#include "blk-mq.h"
+#include "blk.h"
+#include "elevator.h"
+#include <sim/blk.h>
+#include <sim/blkcg.h>
+#include <sim/clock.h>
+#include <sim/kernel.h>
+}
+// the kernel's macros would shadow the C++ library's functions
+#undef min
+#undef max
+#undef swap
+
+namespace efqsim::blk {
+
+namespace {
+
+constexpr int64_t kBudgetDelayNs = 3'000'000; // BLK_MQ_BUDGET_DELAY
+constexpr unsigned int kDefaultRq = 128;      // BLKDEV_DEFAULT_RQ
+
+} // namespace
+
+void ensure_modules()
+{
+	static bool done = false;
+	if (!done) {
+		sim_modules_init();
+		done = true;
+	}
+}
+
+struct Model::Task {
+	workload::TaskId id = 0;
+	pid_t pid = 0;
+	std::string comm;
+	Cgroup *cg = nullptr;
+	unsigned short ioprio = 0;
+};
+
+struct Model::Cgroup {
+	std::string path; // "/" for the root
+	struct blkcg *blkcg = nullptr;
+	uint32_t tag = 0;
+	unsigned int weight = EFQ_WEIGHT_DEFAULT;
+};
+
+struct Model::Bio {
+	struct bio bio {};
+	Task *task = nullptr;
+	Cgroup *charged = nullptr;
+	int64_t submitted = 0;
+	std::function<void(int64_t)> done;
+};
+
+struct Model::Rq {
+	struct request rq {};
+	uint64_t id = 0; // device id while in flight
+	bool issued = false;
+	bool in_use = false;
+};
+
+Model::Model(std::unique_ptr<dev::Device> dev, Config cfg)
+    : dev_(std::move(dev)), cfg_(std::move(cfg))
+{
+}
+
+Model::~Model()
+{
+	if (sched_up_) {
+		struct elevator_queue *eq = q_->elevator;
+		ioc_clear_queue(q_.get());
+		if (eq->type->ops.exit_hctx)
+			eq->type->ops.exit_hctx(hctx_.get(), 0);
+		eq->type->ops.exit_sched(eq);
+		q_->elevator = nullptr;
+		kobject_put(&eq->kobj);
+	}
+	if (queue_up_)
+		sim_queue_exit(q_.get());
+	// children before parents: the longest paths first
+	std::vector<Cgroup *> cgs;
+	for (auto &[path, cg] : cgroups_)
+		if (cg->blkcg != &blkcg_root)
+			cgs.push_back(cg.get());
+	std::sort(cgs.begin(), cgs.end(),
+		  [](Cgroup *a, Cgroup *b) { return a->path.size() > b->path.size(); });
+	for (Cgroup *cg : cgs)
+		sim_blkcg_destroy(cg->blkcg);
+	sim_quiesce();
+}
+
+bool Model::init(std::string *err)
+{
+	ensure_modules();
+	struct elevator_type *e = sim_elv_find(cfg_.scheduler.c_str());
+	if (!e) {
+		*err = "unknown scheduler '" + cfg_.scheduler + "'";
+		return false;
+	}
+
+	q_ = std::make_unique<struct request_queue>();
+	disk_ = std::make_unique<struct gendisk>();
+	hctx_ = std::make_unique<struct blk_mq_hw_ctx>();
+	disk_->major = 8;
+	disk_->first_minor = 0;
+	disk_->minors = 16;
+	std::snprintf(disk_->disk_name, sizeof(disk_->disk_name), "sda");
+	q_->queue_depth = dev_->queue_depth();
+	q_->nr_hw_queues = 1;
+	q_->node = -1;
+	q_->limits.max_sectors = 2560; // max_sectors_kb 1280
+	q_->limits.max_hw_sectors = 2560;
+	q_->limits.logical_block_size = 512;
+	if (sim_queue_init(q_.get(), disk_.get())) {
+		*err = "out of memory setting up the queue";
+		return false;
+	}
+	queue_up_ = true;
+	hctx_->queue = q_.get();
+	INIT_LIST_HEAD(&hctx_->dispatch);
+	hctxs_[0] = hctx_.get();
+	q_->sim_hctxs = hctxs_;
+	q_->sim_priv = this;
+	q_->sim_run_hw_queues = run_hook;
+	q_->sim_free_request = free_hook;
+
+	unsigned int nr =
+		cfg_.nr_requests ? cfg_.nr_requests : 2 * std::min(dev_->queue_depth(), kDefaultRq);
+	q_->nr_requests = nr;
+	rqs_.resize(nr);
+	for (unsigned int i = 0; i < nr; i++) {
+		rqs_[i] = std::make_unique<Rq>();
+		free_tags_.push_back(i);
+	}
+	cgroup("/");
+
+	int ret = e->ops.init_sched(q_.get(), e);
+	if (ret) {
+		*err = "scheduler " + cfg_.scheduler + ": init failed (" + std::to_string(ret) +
+		       ")";
+		return false;
+	}
+	sched_up_ = true;
+	if (e->ops.init_hctx && (ret = e->ops.init_hctx(hctx_.get(), 0))) {
+		*err = "scheduler " + cfg_.scheduler + ": init_hctx failed (" +
+		       std::to_string(ret) + ")";
+		return false;
+	}
+	ssize_t r = sim_elv_attr_store(q_->elevator, "hierarchical", cfg_.hierarchical ? "1" : "0");
+	if (r < 0 && !cfg_.hierarchical) {
+		*err = "scheduler " + cfg_.scheduler + " has no flat mode";
+		return false;
+	}
+	for (auto &[name, value] : cfg_.tunables) {
+		r = sim_elv_attr_store(q_->elevator, name.c_str(), value.c_str());
+		if (r == -ENOENT) {
+			*err = "scheduler " + cfg_.scheduler + " has no tunable '" + name + "'";
+			return false;
+		}
+		if (r < 0) {
+			*err = "tunable " + name + "=" + value + ": " +
+			       std::strerror(static_cast<int>(-r));
+			return false;
+		}
+	}
+	return true;
+}
+
+int64_t Model::now() const
+{
+	return sim_clock_now();
+}
+
+void Model::at(int64_t when, std::function<void()> fn)
+{
+	events_.push(Event{std::max(when, now()), seq_++, std::move(fn)});
+}
+
+uint64_t Model::capacity_bytes() const
+{
+	return dev_->capacity_sectors() * 512;
+}
+
+Model::Cgroup *Model::cgroup(const std::string &path)
+{
+	std::string p = path.empty() ? "/" : path;
+	if (p[0] != '/')
+		p = "/" + p;
+	while (p.size() > 1 && p.back() == '/')
+		p.pop_back();
+	auto it = cgroups_.find(p);
+	if (it != cgroups_.end())
+		return it->second.get();
+
+	struct blkcg *blkcg = &blkcg_root;
+	if (p != "/") {
+		auto slash = p.rfind('/');
+		Cgroup *parent = cgroup(p.substr(0, slash == 0 ? 1 : slash));
+		if (!parent)
+			return nullptr;
+		std::string name = p.substr(slash + 1);
+		blkcg = sim_blkcg_find(parent->blkcg == &blkcg_root ? nullptr : parent->blkcg,
+				       name.c_str());
+		if (!blkcg)
+			blkcg = sim_blkcg_create(parent->blkcg == &blkcg_root ? nullptr
+									      : parent->blkcg,
+						 name.c_str());
+		if (!blkcg)
+			return nullptr;
+	}
+	auto cg = std::make_unique<Cgroup>();
+	cg->path = p;
+	cg->blkcg = blkcg;
+	cg->tag = static_cast<uint32_t>(cgroup_by_tag_.size());
+	cgroup_by_tag_.push_back(cg.get());
+	Cgroup *raw = cg.get();
+	cgroups_[p] = std::move(cg);
+	return raw;
+}
+
+workload::TaskId Model::create_task(const workload::TaskSpec &spec)
+{
+	task_error_.clear();
+	Cgroup *cg = cgroup(spec.cgroup);
+	if (!cg) {
+		task_error_ = "cannot create cgroup '" + spec.cgroup + "'";
+		return 0;
+	}
+	if (spec.cgroup_weight) {
+		if (cg->blkcg == &blkcg_root) {
+			task_error_ = "the root cgroup has no weight";
+			return 0;
+		}
+		int ret = efq_cgroup_set_weight(cg->blkcg, spec.cgroup_weight);
+		if (ret) {
+			task_error_ =
+				"cgroup_weight=" + std::to_string(spec.cgroup_weight) + ": " +
+				(ret == -EINVAL ? "out of range 100..1000" : std::strerror(-ret));
+			return 0;
+		}
+		cg->weight = spec.cgroup_weight;
+	}
+	auto t = std::make_unique<Task>();
+	t->id = static_cast<workload::TaskId>(tasks_.size() + 1);
+	t->pid = static_cast<pid_t>(1000 + t->id);
+	t->comm = spec.comm;
+	t->cg = cg;
+	if (spec.ioprio_class)
+		t->ioprio = IOPRIO_PRIO_VALUE(spec.ioprio_class, spec.ioprio);
+	tasks_.push_back(std::move(t));
+	return tasks_.back()->id;
+}
+
+void Model::submit(workload::TaskId task, const workload::Io &io,
+		   std::function<void(int64_t done)> done)
+{
+	Task *t = tasks_.at(task - 1).get();
+	Task *owner = io.charge_to ? tasks_.at(io.charge_to - 1).get() : t;
+	auto *b = new Bio;
+	b->task = t;
+	b->charged = owner->cg;
+	b->submitted = now();
+	b->done = std::move(done);
+	blk_opf_t opf = io.write ? REQ_OP_WRITE : REQ_OP_READ;
+	if (io.write && io.sync)
+		opf |= REQ_SYNC;
+	if (io.meta)
+		opf |= REQ_META;
+	if (io.idle)
+		opf |= REQ_IDLE;
+	b->bio.bi_opf = opf;
+	b->bio.bi_iter.bi_sector = io.offset >> 9;
+	b->bio.bi_iter.bi_size = io.bytes;
+	b->bio.bi_ioprio = t->ioprio;
+	b->bio.bi_private = b;
+	b->bio.bi_blkg = sim_blkg_get(owner->cg->blkcg, q_.get());
+	counters_.bios++;
+	submit_bio(b);
+}
+
+void Model::submit_bio(Bio *b)
+{
+	struct elevator_queue *e = q_->elevator;
+	sim_set_current(b->task->pid, b->task->comm.c_str());
+	if (e->type->ops.bio_merge && e->type->ops.bio_merge(q_.get(), &b->bio, 1)) {
+		counters_.bio_merges++;
+		return;
+	}
+	// Sleepers go first: a new submitter never takes a tag from them (the
+	// kernel's sbitmap lets a little stealing happen; FIFO is the model).
+	if (!waiters_.empty() || !alloc_request(b)) {
+		counters_.tag_waits++;
+		waiters_.push_back(b);
+	}
+}
+
+bool Model::alloc_request(Bio *b)
+{
+	struct elevator_queue *e = q_->elevator;
+	struct blk_mq_alloc_data data {};
+	data.q = q_.get();
+	data.cmd_flags = b->bio.bi_opf;
+	data.hctx = hctx_.get();
+	data.rq_flags = RQF_ELV;
+	if (e->type->ops.limit_depth && !op_is_flush(data.cmd_flags))
+		e->type->ops.limit_depth(data.cmd_flags, &data);
+	unsigned int depth = static_cast<unsigned int>(rqs_.size());
+	if (data.shallow_depth)
+		depth = std::min(depth, data.shallow_depth);
+	if (free_tags_.empty() || free_tags_.front() >= depth)
+		return false;
+	unsigned int tag = free_tags_.front();
+	free_tags_.erase(free_tags_.begin());
+
+	Rq *r = rqs_[tag].get();
+	r->rq = {};
+	r->in_use = true;
+	r->issued = false;
+	r->id = 0;
+	struct request *rq = &r->rq;
+	rq->q = q_.get();
+	rq->mq_hctx = hctx_.get();
+	rq->tag = -1;
+	rq->internal_tag = static_cast<int>(tag);
+	rq->cmd_flags = b->bio.bi_opf;
+	rq->rq_flags = RQF_ELV;
+	rq->__sector = b->bio.bi_iter.bi_sector;
+	rq->__data_len = b->bio.bi_iter.bi_size;
+	rq->bio = rq->biotail = &b->bio;
+	rq->ioprio = b->bio.bi_ioprio;
+	rq->start_time_ns = static_cast<u64>(now());
+	rq->state = MQ_RQ_IDLE;
+	INIT_LIST_HEAD(&rq->queuelist);
+	INIT_HLIST_NODE(&rq->hash);
+	RB_CLEAR_NODE(&rq->rb_node);
+	rq->sim_priv = r;
+	counters_.requests++;
+	if (e->type->icq_cache)
+		rq->elv.icq = ioc_find_get_icq(q_.get());
+	if (e->type->ops.prepare_request) {
+		e->type->ops.prepare_request(rq);
+		rq->rq_flags |= RQF_ELVPRIV;
+	}
+	LIST_HEAD(list);
+	list_add(&rq->queuelist, &list);
+	e->type->ops.insert_requests(hctx_.get(), &list, false);
+	// blk-mq runs the hardware queue right after an insert, synchronously
+	if (in_run_)
+		schedule_run();
+	else
+		run_queue();
+	return true;
+}
+
+void Model::free_hook(struct request_queue *q, struct request *rq)
+{
+	static_cast<Model *>(q->sim_priv)->free_request(rq);
+}
+
+void Model::free_request(struct request *rq)
+{
+	Rq *r = static_cast<Rq *>(rq->sim_priv);
+	if (!r->in_use)
+		return;
+	if (!r->issued)
+		counters_.rq_merges++;
+	r->in_use = false;
+	unsigned int tag = static_cast<unsigned int>(rq->internal_tag);
+	free_tags_.insert(std::lower_bound(free_tags_.begin(), free_tags_.end(), tag), tag);
+	if (!waiters_.empty())
+		at(now(), [this] { wake_waiters(); });
+}
+
+void Model::wake_waiters()
+{
+	// In order; one that cannot have a tag (a shallow depth) does not hold
+	// up those behind it that can.
+	for (size_t i = 0; i < waiters_.size();) {
+		Bio *b = waiters_[i];
+		sim_set_current(b->task->pid, b->task->comm.c_str());
+		std::vector<Bio *> tail(waiters_.begin() + static_cast<long>(i) + 1,
+					waiters_.end());
+		waiters_.resize(i);
+		bool got = alloc_request(b);
+		// alloc_request() may have run the queue, completing nothing (the
+		// device completes later), so no sleeper was added meanwhile
+		if (!got)
+			waiters_.push_back(b);
+		waiters_.insert(waiters_.end(), tail.begin(), tail.end());
+		if (!got)
+			i++;
+		if (free_tags_.empty())
+			break;
+	}
+}
+
+void Model::run_hook(struct request_queue *q, bool /*async*/)
+{
+	static_cast<Model *>(q->sim_priv)->schedule_run();
+}
+
+void Model::schedule_run()
+{
+	if (run_pending_)
+		return;
+	run_pending_ = true;
+	at(now(), [this] {
+		run_pending_ = false;
+		run_queue();
+	});
+}
+
+void Model::run_queue()
+{
+	struct elevator_queue *e = q_->elevator;
+	counters_.runs++;
+	in_run_ = true;
+	for (;;) {
+		if (dev_->in_flight() >= dev_->queue_depth()) {
+			restart_ = true;
+			break;
+		}
+		if (e->type->ops.has_work && !e->type->ops.has_work(hctx_.get()))
+			break;
+		struct request *rq = e->type->ops.dispatch_request(hctx_.get());
+		if (!rq) {
+			counters_.budget_reruns++;
+			at(now() + kBudgetDelayNs, [this] { schedule_run(); });
+			break;
+		}
+		issue(rq);
+	}
+	in_run_ = false;
+}
+
+void Model::issue(struct request *rq)
+{
+	Rq *r = static_cast<Rq *>(rq->sim_priv);
+	Bio *b = static_cast<Bio *>(rq->bio->bi_private);
+	rq->rq_flags |= RQF_STARTED;
+	rq->state = MQ_RQ_IN_FLIGHT;
+	rq->io_start_time_ns = static_cast<u64>(now());
+	r->issued = true;
+	r->id = next_id_++;
+	dev::Request d;
+	d.id = r->id;
+	d.sector = blk_rq_pos(rq);
+	d.sectors = blk_rq_sectors(rq);
+	d.write = op_is_write(req_op(rq));
+	d.fua = rq->cmd_flags & REQ_FUA;
+	d.tag = b->charged->tag;
+	in_device_[r->id] = rq;
+	counters_.dispatched++;
+	dev_->submit(d, now());
+}
+
+void Model::complete(uint64_t id, int64_t when)
+{
+	auto it = in_device_.find(id);
+	if (it == in_device_.end())
+		return;
+	struct request *rq = it->second;
+	in_device_.erase(it);
+	counters_.completed++;
+	struct elevator_queue *e = q_->elevator;
+
+	sim_irq_enter(true);
+	if (e->type->ops.completed_request)
+		e->type->ops.completed_request(rq, static_cast<u64>(when));
+	for (struct bio *bio = rq->bio; bio;) {
+		struct bio *next = bio->bi_next;
+		Bio *b = static_cast<Bio *>(bio->bi_private);
+		at(when, [b, when] {
+			b->done(when);
+			sim_blkg_put(b->bio.bi_blkg);
+			delete b;
+		});
+		bio = next;
+	}
+	rq->bio = rq->biotail = nullptr;
+	blk_mq_free_request(rq);
+	sim_irq_exit();
+	if (restart_) {
+		restart_ = false;
+		schedule_run();
+	}
+}
+
+void Model::step(int64_t limit, bool *progressed)
+{
+	*progressed = false;
+	int64_t te = events_.empty() ? dev::kNever : events_.top().when;
+	int64_t td = dev_->next_event();
+	s64 tk = 0;
+	int64_t tt = sim_clock_next_expiry(&tk) ? std::max<int64_t>(tk, now()) : dev::kNever;
+	int64_t tn = std::min({te, td, tt});
+	if (tn == dev::kNever || tn > limit)
+		return;
+	*progressed = true;
+	if (tt == tn) {
+		// kernel timers first: one at a time, with the clock at its expiry
+		sim_clock_run_next();
+		return;
+	}
+	if (tn > now())
+		sim_clock_set(tn);
+	if (td == tn) {
+		std::vector<dev::Completion> done;
+		dev_->advance(tn, done);
+		for (auto &c : done)
+			complete(c.id, c.time);
+		return;
+	}
+	Event ev = events_.top();
+	events_.pop();
+	ev.fn();
+}
+
+void Model::run_until(int64_t t)
+{
+	bool progressed = true;
+	while (progressed)
+		step(t, &progressed);
+	if (t > now())
+		sim_clock_set(t);
+}
+
+uint64_t Model::outstanding() const
+{
+	return (rqs_.size() - free_tags_.size()) + waiters_.size();
+}
+
+bool Model::drain(int64_t limit)
+{
+	bool progressed = true;
+	while (progressed &&
+	       (outstanding() || !events_.empty() || dev_->next_event() != dev::kNever))
+		step(limit, &progressed);
+	return outstanding() == 0 && events_.empty();
+}
+
+std::vector<report::GroupResult> Model::group_results()
+{
+	std::vector<report::GroupResult> out;
+	auto *efqd = static_cast<struct efq_data *>(q_->elevator->elevator_data);
+	const auto &busy = dev_->busy_by_tag();
+	for (auto &[path, cg] : cgroups_) {
+		report::GroupResult g;
+		g.path = path;
+		g.weight = cg->weight;
+		g.ioprio_class = IOPRIO_CLASS_BE;
+		struct efq_group *iog = nullptr;
+		if (cg->blkcg == &blkcg_root) {
+			iog = efqd->root_group;
+		} else if (cfg_.hierarchical) {
+			struct blkcg_gq *blkg = sim_blkg_get(cg->blkcg, q_.get());
+			spin_lock_irq(&efqd->lock);
+			iog = efq_group_of_blkg(efqd, blkg);
+			spin_unlock_irq(&efqd->lock);
+			sim_blkg_put(blkg);
+			if (iog == efqd->root_group)
+				iog = nullptr;
+		}
+		if (iog) {
+			g.weight = iog->entity.weight;
+			g.ioprio_class = iog->entity.ioprio_class;
+			g.disk_time_ms = static_cast<double>(iog->entity.total_time) / 1e6;
+			g.disk_sectors = iog->entity.total_sectors;
+			g.queued = iog->entity.nr_enqueued;
+			g.dequeued = iog->entity.nr_dequeued;
+		}
+		if (cg->tag < busy.size())
+			g.device_busy_ms = static_cast<double>(busy[cg->tag]) / 1e6;
+		out.push_back(g);
+	}
+	return out;
+}
+
+std::map<std::string, std::string> Model::tunables()
+{
+	std::map<std::string, std::string> out;
+	struct elevator_queue *eq = q_->elevator;
+	char page[4096];
+	for (struct elv_fs_entry *a = eq->type->elevator_attrs; a && a->attr.name; a++) {
+		ssize_t n = sim_elv_attr_show(eq, a->attr.name, page);
+		if (n < 0)
+			continue;
+		std::string v(page, static_cast<size_t>(n));
+		while (!v.empty() && (v.back() == '\n' || v.back() == ' '))
+			v.pop_back();
+		out[a->attr.name] = v;
+	}
+	return out;
+}
+
+std::string Model::check_invariants() const
+{
+	std::ostringstream err;
+	if (counters_.completed > counters_.dispatched)
+		err << "more completions (" << counters_.completed << ") than dispatches ("
+		    << counters_.dispatched << "); ";
+	if (outstanding() == 0 && events_.empty()) {
+		if (counters_.dispatched != counters_.completed)
+			err << "dispatched " << counters_.dispatched << " but completed "
+			    << counters_.completed << "; ";
+		if (counters_.requests != counters_.completed + counters_.rq_merges)
+			err << "requests " << counters_.requests << " != completed "
+			    << counters_.completed << " + merged away " << counters_.rq_merges
+			    << "; ";
+	}
+	if (!in_device_.empty() && dev_->in_flight() == 0)
+		err << in_device_.size() << " requests lost by the device; ";
+	return err.str();
+}
+
+} // namespace efqsim::blk

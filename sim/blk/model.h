@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim's block layer: a userspace model of Linux 6.1's blk-mq between the
+// workloads (tasks submitting bios) and a device model, driving a real
+// scheduler from block/ through its elevator_mq_ops.
+//
+// What it models, as blk-mq does it:
+// - bios become requests, after the scheduler's bio_merge hook (back and
+//   front merges through elv_merge) had its chance;
+// - scheduler tags per hardware queue: nr_requests = 2 * min(queue depth,
+//   128); the scheduler's limit_depth may set a shallow depth; a submitter
+//   that finds no tag sleeps and is woken in FIFO order; nothing is dropped;
+// - insert_requests, then a run of the hardware queue: while the device has
+//   room and has_work() says so, dispatch_request();
+// - when dispatch_request() returns nothing although has_work() said yes,
+//   blk-mq re-runs the queue 3 ms later (BLK_MQ_BUDGET_DELAY); counted as
+//   "budget re-runs" (efq's schedulers should never need one);
+// - completion: the bios end (their tasks are woken), the request is freed
+//   (finish_request), its tag goes back, sleepers are woken, and the queue
+//   is re-run if it stopped because the device was full;
+// - blk_mq_run_hw_queues() from the scheduler (its timers, completions)
+//   schedules a run.
+// One event loop orders everything: its own events, the device's, and the
+// kernel timers of the shims (sim_clock).  Deterministic.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "dev/device.h"
+#include "report/results.h"
+#include "workload/host.h"
+
+struct request;
+struct request_queue;
+struct gendisk;
+struct blk_mq_hw_ctx;
+struct blkcg;
+
+namespace efqsim::blk {
+
+// Run the module_init of everything compiled in (efq, the schedulers), once.
+void ensure_modules();
+
+struct Config {
+	std::string scheduler = "noop";
+	bool hierarchical = true;
+	// "name=value" applied through the scheduler's sysfs attributes.
+	std::vector<std::pair<std::string, std::string>> tunables;
+	unsigned int nr_requests = 0; // 0: 2 * min(device queue depth, 128)
+};
+
+struct Counters {
+	uint64_t bios = 0;	    // submitted
+	uint64_t bio_merges = 0;    // bios merged into a queued request
+	uint64_t rq_merges = 0;	    // requests merged into another
+	uint64_t requests = 0;	    // allocated
+	uint64_t dispatched = 0;    // handed to the device
+	uint64_t completed = 0;	    // completed by the device
+	uint64_t tag_waits = 0;	    // submitters that slept for a tag
+	uint64_t budget_reruns = 0; // dispatch_request() gave nothing after has_work()
+	uint64_t runs = 0;	    // hardware queue runs
+};
+
+class Model final : public workload::Host {
+public:
+	Model(std::unique_ptr<dev::Device> dev, Config cfg);
+	~Model() override;
+	Model(const Model &) = delete;
+	Model &operator=(const Model &) = delete;
+
+	// Set up the queue and the scheduler; false with *err on failure
+	// (unknown scheduler, bad tunable, ...).
+	bool init(std::string *err);
+
+	// workload::Host
+	int64_t now() const override;
+	void at(int64_t when, std::function<void()> fn) override;
+	workload::TaskId create_task(const workload::TaskSpec &spec) override;
+	void submit(workload::TaskId task, const workload::Io &io,
+		    std::function<void(int64_t done)> done) override;
+	uint64_t capacity_bytes() const override;
+	// The error of the last create_task() that failed (e.g. a bad weight).
+	const std::string &task_error() const { return task_error_; }
+
+	// Run every event up to and including time @t.
+	void run_until(int64_t t);
+	// Run until nothing is pending or in flight, or until @limit; true if
+	// everything drained.
+	bool drain(int64_t limit);
+	// Requests queued in the scheduler or in flight.
+	uint64_t outstanding() const;
+
+	const Counters &counters() const { return counters_; }
+	const dev::Device &device() const { return *dev_; }
+	// Per cgroup: the engine's accounting and the device's measurement.
+	std::vector<report::GroupResult> group_results();
+	// Tunables as the scheduler shows them.
+	std::map<std::string, std::string> tunables();
+	// Invariants: every request dispatched at most once and completed once;
+	// an empty message if all hold.
+	std::string check_invariants() const;
+
+private:
+	struct Task;
+	struct Bio;
+	struct Rq;
+	struct Cgroup;
+	struct Event {
+		int64_t when;
+		uint64_t seq;
+		std::function<void()> fn;
+		bool operator>(const Event &o) const
+		{
+			return when != o.when ? when > o.when : seq > o.seq;
+		}
+	};
+
+	Cgroup *cgroup(const std::string &path);
+	void submit_bio(Bio *bio);
+	bool alloc_request(Bio *bio);
+	void wake_waiters();
+	void schedule_run();
+	void run_queue();
+	void issue(struct request *rq);
+	void complete(uint64_t id, int64_t when);
+	void free_request(struct request *rq);
+	void step(int64_t limit, bool *progressed);
+	static void run_hook(struct request_queue *q, bool async);
+	static void free_hook(struct request_queue *q, struct request *rq);
+
+	std::unique_ptr<dev::Device> dev_;
+	Config cfg_;
+	std::unique_ptr<struct request_queue> q_;
+	std::unique_ptr<struct gendisk> disk_;
+	std::unique_ptr<struct blk_mq_hw_ctx> hctx_;
+	struct blk_mq_hw_ctx *hctxs_[1] = {};
+	bool sched_up_ = false;
+	bool queue_up_ = false;
+
+	std::vector<std::unique_ptr<Rq>> rqs_; // index = tag
+	std::vector<unsigned int> free_tags_;  // sorted, lowest first
+	std::vector<std::unique_ptr<Task>> tasks_;
+	std::map<std::string, std::unique_ptr<Cgroup>> cgroups_;
+	std::vector<Cgroup *> cgroup_by_tag_;
+	std::vector<Bio *> waiters_; // FIFO of bios waiting for a tag
+	std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+	uint64_t seq_ = 0;
+	bool run_pending_ = false;
+	bool in_run_ = false;
+	bool restart_ = false;
+	uint64_t next_id_ = 1;
+	std::map<uint64_t, struct request *> in_device_;
+	Counters counters_;
+	std::string task_error_;
+};
+
+} // namespace efqsim::blk
