@@ -66,10 +66,14 @@ Frame &top()
 
 void reset_task(task_struct *t, pid_t pid, const char *comm)
 {
+	char name[sizeof(t->comm)];
+
+	// @comm may be t->comm itself: copy it before clearing the task
+	std::snprintf(name, sizeof(name), "%s", comm);
 	std::memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tgid = pid;
-	std::snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	std::memcpy(t->comm, name, sizeof(name));
 	t->policy = SCHED_NORMAL;
 	t->static_prio = t->prio = t->normal_prio = DEFAULT_PRIO;
 }
