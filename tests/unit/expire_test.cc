@@ -486,7 +486,7 @@ TEST_F(GroupIdle, ZeroDisablesGroupIdling)
 	EXPECT_ONLY_EXPIRED(EFQ_EXPIRE_EMPTY, 1);
 }
 
-TEST_F(GroupIdle, GroupWithAnotherBacklogedQueueDoesNotIdle)
+TEST_F(GroupIdle, GroupWithAnotherBackloggedQueueDoesNotIdle)
 {
 	struct efq_group *g = GroupOf(Cgroup("a"));
 	FakeQueue *q1 = NewQueue(g), *q2 = NewQueue(g);
