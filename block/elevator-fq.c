@@ -1577,10 +1577,27 @@ static void efq_find_matching_entity(struct efq_entity **new_e,
 }
 
 /*
+ * Do sync queues wait in the groups from @ioq's up to the group entity
+ * @top?  Then a reader above must not jump over them.
+ */
+static bool efq_readers_below(struct efq_queue *ioq, struct efq_entity *top)
+{
+	struct efq_entity *e = &ioq->group->entity;
+
+	for (; e; e = e->parent) {
+		if (e->my_sd->nr_sync)
+			return true;
+		if (e == top)
+			break;
+	}
+	return false;
+}
+
+/*
  * Should a request @rq, just queued to @new_ioq, take the disk from the
  * queue in service?  Classes are compared between sibling entities; a sync
  * (or metadata) request in an ancestor group beats an async (non-metadata)
- * queue below it, unless that queue's group has readers of its own waiting;
+ * queue below it, unless readers wait in a group between the two;
  * otherwise only queues of the same group preempt each other.
  */
 static bool efq_should_preempt(struct efq_data *efqd,
@@ -1605,7 +1622,7 @@ static bool efq_should_preempt(struct efq_data *efqd,
 	    act_e->ioprio_class == IOPRIO_CLASS_IDLE)
 		return true;
 	if (new_e == &new_ioq->entity && act_e->my_sd &&
-	    !ioq->group->sched_data.nr_sync) {
+	    !efq_readers_below(ioq, act_e)) {
 		if (efq_queue_sync(new_ioq) && !efq_queue_sync(ioq))
 			return true;
 		if (new_ioq->meta_pending && !ioq->meta_pending)

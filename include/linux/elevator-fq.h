@@ -279,8 +279,8 @@ enum efq_expire_reason {
 	EFQ_EXPIRE_COOPERATOR,		/* select: a close cooperator runs */
 	EFQ_EXPIRE_FORCED,		/* forced dispatch drained it */
 	EFQ_EXPIRE_PREEMPTED,		/* another queue preempted it */
-	EFQ_EXPIRE_IDLE_TIMEOUT,	/* idle window passed, no request */
-	EFQ_EXPIRE_WAIT_BUSY_TIMEOUT,	/* group idle/wait-busy timed out */
+	EFQ_EXPIRE_IDLE_TIMEOUT,	/* queue or group idle: no request came */
+	EFQ_EXPIRE_WAIT_BUSY_TIMEOUT,	/* wait-busy (queue or group) timed out */
 	EFQ_EXPIRE_LAST_EMPTY,		/* last busy queue went empty */
 	EFQ_EXPIRE_MUST_EXPIRE,		/* late preemption or a vetoed expiry */
 	EFQ_EXPIRE_SCHED,		/* the scheduler asked for it */

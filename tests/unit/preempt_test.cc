@@ -131,6 +131,22 @@ TEST_F(Preempt, AncestorSyncDoesNotPreemptChildAsyncWhileTheChildHasSyncBacklog)
 	EXPECT_EQ(efqd()->active_queue, w->ioq);
 }
 
+TEST_F(Preempt, AncestorSyncDoesNotJumpOverReadersOfAnIntermediateGroup)
+{
+	// root{R, G1{S, G2{W}}}: S waits in G1, between R and W
+	struct blkcg *a = Cgroup("a");
+	struct efq_group *g1 = GroupOf(a), *g2 = GroupOf(Cgroup("b", a));
+	FakeQueue *w = AsyncQueue(g2), *s = NewQueue(g1), *r = NewQueue(Root());
+	AddN(w, 2);
+	Add(s);
+	ASSERT_EQ(Select(), w) << "the writer's group was selected first";
+	ASSERT_EQ(g2->sched_data.nr_sync, 0u);
+	ASSERT_EQ(g1->sched_data.nr_sync, 1u);
+	Add(r);
+	EXPECT_EQ(efqd()->nr_preempted, 0u);
+	EXPECT_EQ(efqd()->active_queue, w->ioq);
+}
+
 TEST_F(Preempt, MetaRequestInAnAncestorPreemptsANonMetaChildQueue)
 {
 	struct efq_group *g = GroupOf(Cgroup("a"));
