@@ -6,12 +6,16 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace efqsim::dev {
 
 inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+// Request::tag is below this; busy_by_tag() of the models in sim/dev has
+// exactly this many entries, so any valid tag can index it.
+inline constexpr uint32_t kMaxTags = 4096;
 
 // One request as the driver hands it to the device.
 struct Request {
@@ -38,7 +42,7 @@ class Device {
 public:
 	virtual ~Device() = default;
 
-	virtual std::string name() const = 0;     // "hdd", "ssd", "null", or the file's model name
+	virtual std::string name() const = 0;	  // "hdd", "ssd", "null", or the file's model name
 	virtual uint32_t queue_depth() const = 0; // requests accepted at once
 	virtual bool rotational() const = 0;
 	virtual uint64_t capacity_sectors() const = 0;
@@ -46,6 +50,12 @@ public:
 
 	// Accept @rq at time @now; requires in_flight() < queue_depth() and
 	// rq.sector + rq.sectors <= capacity_sectors().
+	// The models in sim/dev check every precondition (check_request() below,
+	// plus: @now not before a time the device has already been advanced or
+	// submitted to, and rq.id not already in flight) and throw
+	// RejectedRequest, leaving the device unchanged, when one fails.
+	// in_flight() counts a request from submit() until advance() returns
+	// its completion.
 	virtual void submit(const Request &rq, int64_t now) = 0;
 	// The time of the next internal event (a completion, or internal work
 	// such as destaging the write cache), or kNever.
@@ -59,7 +69,31 @@ public:
 	// disk-time accounting.  Documented per model.
 	virtual const std::vector<int64_t> &busy_by_tag() const = 0;
 	virtual int64_t busy_total() const = 0;
+
+	// The device's parameters in the parameter-file format (a file holding
+	// this text makes the same device); "" if the device has none.
+	virtual std::string params() const { return {}; }
 };
+
+// What submit() throws for a request that breaks its preconditions; what()
+// names the device, the request and the broken rule.
+class RejectedRequest : public std::invalid_argument {
+public:
+	using std::invalid_argument::invalid_argument;
+};
+
+// The device-independent preconditions of Device::submit(): a free queue
+// slot, sectors > 0 for a read or write and 0 for a flush, the range inside
+// the device, tag < kMaxTags.  false with the reason in @why (if not null).
+bool check_request(const Device &dev, const Request &rq, std::string *why);
+
+// The built-in model names, the default first: {"hdd", "ssd", "null"}.
+const std::vector<std::string> &model_names();
+
+// The default parameters of built-in model @model in the parameter-file
+// format, each with its unit and meaning as a comment: a starting point
+// for a parameter file.  "" if @model is not a built-in model.
+std::string default_params(const std::string &model);
 
 // "hdd" (default), "ssd", "null", or the path of a parameter file.  On error
 // returns nullptr and sets @err to a message naming the problem (with

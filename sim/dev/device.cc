@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim devices: make_device(), the shared request checks, default
+// parameters of the built-in models.
+
+#include "device.h"
+
+#include "hdd.h"
+#include "null_device.h"
+#include "params.h"
+#include "ssd.h"
+
+namespace efqsim::dev {
+
+namespace {
+
+template <class D, class P>
+std::unique_ptr<Device> build(const ParamFile &f, const std::vector<Param<P>> &table,
+			      std::string (*check)(const P &, std::vector<std::string> *),
+			      std::string *err)
+{
+	P p;
+	if (!apply_settings(f, table, &p, err))
+		return nullptr;
+	std::vector<std::string> keys;
+	std::string why = check(p, &keys);
+	if (!why.empty()) {
+		*err = at(locate(f, keys), why);
+		return nullptr;
+	}
+	return std::make_unique<D>(p);
+}
+
+std::unique_ptr<Device> build(const ParamFile &f, std::string *err)
+{
+	if (f.model == "ssd")
+		return build<Ssd>(f, ssd_param_table(), ssd_check, err);
+	if (f.model == "null")
+		return build<NullDevice>(f, null_param_table(), null_check, err);
+	return build<Hdd>(f, hdd_param_table(), hdd_check, err);
+}
+
+} // namespace
+
+bool check_request(const Device &dev, const Request &rq, std::string *why)
+{
+	std::string r;
+	if (dev.in_flight() >= dev.queue_depth())
+		r = "queue full (" + std::to_string(dev.in_flight()) + " of " +
+		    std::to_string(dev.queue_depth()) + " in flight)";
+	else if (rq.flush && rq.sectors)
+		r = "a flush carries no sectors (sectors " + std::to_string(rq.sectors) + ")";
+	else if (!rq.flush && !rq.sectors)
+		r = "a read or write of 0 sectors";
+	else if (rq.sector > dev.capacity_sectors() ||
+		 rq.sectors > dev.capacity_sectors() - rq.sector)
+		r = "sectors [" + std::to_string(rq.sector) + ", +" + std::to_string(rq.sectors) +
+		    ") past the capacity (" + std::to_string(dev.capacity_sectors()) + " sectors)";
+	else if (rq.tag >= kMaxTags)
+		r = "tag " + std::to_string(rq.tag) + " >= " + std::to_string(kMaxTags);
+	if (r.empty())
+		return true;
+	if (why)
+		*why = r;
+	return false;
+}
+
+const std::vector<std::string> &model_names()
+{
+	static const std::vector<std::string> names = {"hdd", "ssd", "null"};
+	return names;
+}
+
+std::string default_params(const std::string &model)
+{
+	if (model == "hdd")
+		return dump_params(model, hdd_param_table(), HddParams{});
+	if (model == "ssd")
+		return dump_params(model, ssd_param_table(), SsdParams{});
+	if (model == "null")
+		return dump_params(model, null_param_table(), NullParams{});
+	return "";
+}
+
+std::unique_ptr<Device> make_device(const std::string &spec, std::string *err)
+{
+	std::string dummy;
+	if (!err)
+		err = &dummy;
+	for (const std::string &m : model_names()) {
+		if (spec == m) {
+			ParamFile f;
+			f.model = m;
+			return build(f, err);
+		}
+	}
+	if (spec.empty()) {
+		*err = "no device given (hdd, ssd, null or a parameter file)";
+		return nullptr;
+	}
+	ParamFile f;
+	if (!read_param_file(spec, &f, err))
+		return nullptr;
+	return build(f, err);
+}
+
+} // namespace efqsim::dev
