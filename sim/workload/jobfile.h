@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim workloads: fio job files -> JobSpecs.
+//
+// The syntax and the option names and meanings are fio's (see
+// Documentation/sim/workloads.rst for the list efqsim supports).  Anything
+// efqsim does not support -- an unknown option, an option it does not model,
+// a malformed or out-of-range value -- is an error "file:line: message";
+// nothing is silently ignored.
+//
+// A JobSpec is one job clone, fully resolved: numjobs is expanded, [global]
+// options are applied, and the job's file is laid out on the simulated
+// device (distinct file names get disjoint regions, the same name the same
+// region), so the job engine only needs byte offsets.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace efqsim::workload {
+
+enum class RwMode { Read, Write, RandRead, RandWrite, ReadWrite, RandRW };
+enum class IoEngine { Sync, Psync, Libaio, IoUring, Posixaio };
+
+const char *rw_mode_name(RwMode m);	// fio's spelling: "read", "randrw", ...
+const char *io_engine_name(IoEngine e); // "sync", "libaio", ...
+
+struct JobSpec {
+	// --- identity and reporting -------------------------------------------
+	std::string name;	// the section name, or name=
+	int clone = 0;		// 0 .. numjobs-1
+	int numjobs = 1;	// clones of this job section
+	int job_number = 0;	// 0-based position among all clones of the run
+	std::string where;	// "file:line" of the job's section header
+	int groupid = 0;	// fio's reporting group (new_group, stonewall)
+	bool stonewall = false; // waits for every earlier job to finish
+	bool group_reporting = false;
+
+	// --- IO pattern ---------------------------------------------------------
+	RwMode rw = RwMode::Read;
+	unsigned int rwmixread = 50; // percent of IOs that read, mixed modes
+	uint32_t bs_read = 4096;     // block sizes, bytes (multiples of 512)
+	uint32_t bs_write = 4096;
+	bool norandommap = false; // random offsets with replacement
+	uint64_t seed = 0;	  // the job's own PRNG seed (--seed, randseed)
+
+	// --- where ---------------------------------------------------------------
+	std::string file;	 // the target as named: "/dev/sdb", "dir/x.0.0"
+	uint64_t file_start = 0; // the file's extent on the device, bytes
+	uint64_t file_bytes = 0;
+	uint64_t region_start = 0; // where this clone does IO (device bytes):
+	uint64_t region_bytes = 0; //   file start + offset, size bytes
+	uint64_t io_bytes = 0;	   // bytes to transfer (size or io_size)
+
+	// --- time (ns) ---------------------------------------------------------------
+	int64_t runtime_ns = 0; // 0 = no limit
+	bool time_based = false;
+	int64_t ramp_ns = 0;
+	int64_t startdelay_ns = 0;
+
+	// --- how ---------------------------------------------------------------------
+	IoEngine ioengine = IoEngine::Psync;
+	unsigned int iodepth = 1; // as given; see effective_depth()
+	bool direct = false;
+	bool invalidate = true;	  // drop the file's clean cached pages at start
+	int64_t thinktime_ns = 0; // stall after every thinktime_blocks IOs
+	unsigned int thinktime_blocks = 1;
+	unsigned int fsync_blocks = 0; // fsync after every N writes (buffered)
+	bool end_fsync = false;
+
+	// --- the task ----------------------------------------------------------------
+	std::string cgroup;		// "" = root; "a/b" relative to the root
+	unsigned int cgroup_weight = 0; // 0 = leave alone; else 100..1000
+	int ioprio_class = 0;		// 0 = none (prio/prioclass not set)
+	int ioprio = 4;
+
+	// --- logs (fio's write_*_log) ----------------------------------------------
+	std::string bw_log, lat_log, iops_log; // log name prefix; "" = off
+	unsigned int log_avg_msec = 0;
+
+	bool random() const
+	{
+		return rw == RwMode::RandRead || rw == RwMode::RandWrite || rw == RwMode::RandRW;
+	}
+	bool reads() const { return rw != RwMode::Write && rw != RwMode::RandWrite; }
+	bool writes() const { return rw != RwMode::Read && rw != RwMode::RandRead; }
+	bool mixed() const { return rw == RwMode::ReadWrite || rw == RwMode::RandRW; }
+	// IOs the job keeps in flight: 1 for sync/psync, and for libaio without
+	// direct=1 (Linux does buffered AIO synchronously); iodepth otherwise.
+	unsigned int effective_depth() const;
+};
+
+struct ParseContext {
+	uint64_t capacity_bytes = 0; // the simulated device
+	// Names ioscheduler= accepts: the simulated scheduler and its aliases,
+	// e.g. {"as", "anticipatory"}.  Empty: ioscheduler= is an error.
+	std::vector<std::string> scheduler_names;
+	uint64_t seed = 0; // --seed: each job's PRNG seed derives from it
+};
+
+struct JobSource {
+	std::string name; // shown in messages, e.g. the path
+	std::string text;
+};
+
+// Parses fio job files, in order, into the run's job clones.  As fio does,
+// each file has its own [global] defaults and the first job of every file
+// after the first waits for the jobs before it (an implied stonewall).  On
+// error returns an empty vector and sets @err to "file:line: message" (or
+// "file: message" for a file that cannot be read).
+std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const ParseContext &ctx,
+				    std::string *err);
+std::vector<JobSpec> parse_jobs(const std::vector<JobSource> &sources, const ParseContext &ctx,
+				std::string *err);
+
+// fio's value forms, exposed for tests and the CLI.  On error return nullopt
+// and set @err to a message without a location.
+//
+// Sizes: decimal or 0x hex, then an optional unit: k m g t p (with kb_base
+// 1024, powers of 1024), optionally followed by i and/or b; as fio 3.33
+// parses them, a unit ending in "ib" (KiB) takes the other base (1000 with
+// kb_base=1024), "b" alone is bytes.  Case-insensitive.
+std::optional<uint64_t> parse_size(const std::string &s, unsigned int kb_base, std::string *err);
+// Times: a decimal integer and an optional unit d h m s sec ms msec us usec
+// (case-insensitive; m is minutes); without a unit, @default_unit_ns.
+// Returns ns.
+std::optional<int64_t> parse_time(const std::string &s, int64_t default_unit_ns, std::string *err);
+
+} // namespace efqsim::workload
