@@ -27,9 +27,15 @@ constexpr int64_t kSlackNs = 100;
 // Destage picks, by positioning time, among this many oldest dirty extents.
 constexpr int kDestageWindow = 32;
 
+// Rounds a non-negative duration to the nearest nanosecond.
+int64_t round_ns(double ns)
+{
+	return int64_t(ns + 0.5);
+}
+
 int64_t ns_of_ms(double ms)
 {
-	return std::llround(ms * 1e6);
+	return round_ns(ms * 1e6);
 }
 
 } // namespace
@@ -139,6 +145,14 @@ const HddGeometry::Zone &HddGeometry::zone_of(uint64_t lba) const
 	return *(it - 1);
 }
 
+void HddGeometry::place(uint64_t lba, uint64_t *cyl, double *angle) const
+{
+	const Zone &z = zone_of(lba);
+	uint64_t track = (lba - z.lba0) / z.spt;
+	*cyl = z.cyl0 + track / heads_;
+	*angle = double(lba - z.lba0 - track * z.spt) / z.spt;
+}
+
 uint64_t HddGeometry::cylinder(uint64_t lba) const
 {
 	const Zone &z = zone_of(lba);
@@ -173,7 +187,7 @@ int64_t HddGeometry::xfer_ns(uint64_t a, uint64_t b) const
 		ns += n * z.ns_per_sector;
 		a += n;
 	}
-	return std::llround(ns);
+	return round_ns(ns);
 }
 
 uint64_t HddGeometry::advance_lba(uint64_t a, int64_t ns) const
@@ -289,12 +303,12 @@ bool SeekCurve::fit(double track_ms, double avg_ms, double full_ms, uint64_t cyl
 // --- the drive ----------------------------------------------------------------
 
 Hdd::Hdd(const HddParams &p)
-    : p_(p), geo_(p), overhead_ns_(std::llround(p.command_overhead_us * 1e3)),
+    : p_(p), geo_(p), overhead_ns_(round_ns(p.command_overhead_us * 1e3)),
       settle_ns_(ns_of_ms(p.write_settle_ms)), max_wait_ns_(ns_of_ms(p.ncq_max_wait_ms)),
       destage_idle_ns_(ns_of_ms(p.destage_idle_ms)),
       iface_ns_per_sector_(kSector * 1e9 / (p.interface_mbps * kMB)),
       cache_sectors_(uint64_t(p.cache_kib) * 2), window_sectors_(uint64_t(p.readahead_kib) * 2),
-      destage_max_sectors_(uint64_t(p.destage_max_kib) * 2)
+      destage_max_sectors_(uint64_t(p.destage_max_kib) * 2), rev_ns_int_(round_ns(geo_.rev_ns()))
 {
 	std::string why;
 	SeekCurve::fit(p.seek_track_ms, p.seek_avg_ms, p.seek_full_ms, geo_.cylinders(), &seek_,
@@ -309,7 +323,7 @@ std::string Hdd::params() const
 
 int64_t Hdd::iface_ns(uint64_t sectors) const
 {
-	return std::llround(sectors * iface_ns_per_sector_);
+	return round_ns(sectors * iface_ns_per_sector_);
 }
 
 void Hdd::submit(const Request &rq, int64_t now)
@@ -463,32 +477,39 @@ bool Hdd::continues(const Request &rq, int64_t t) const
 	return !rq.write && streaming(t) && rq.sector >= buf_lo_ && rq.sector <= traj_limit_;
 }
 
-int64_t Hdd::rot_wait(uint64_t lba, int64_t t) const
+// The rotational wait from @t until angle @angle comes under the head.
+int64_t Hdd::rot_wait(double angle, int64_t t) const
 {
-	double rev = geo_.rev_ns();
-	double w = geo_.angle(lba) - std::fmod(double(t), rev) / rev;
+	double turns = double(t) / geo_.rev_ns();
+	double w = angle - (turns - std::floor(turns));
 	if (w < 0)
 		w += 1;
-	int64_t ns = std::llround(w * rev);
-	return ns >= std::llround(rev) - kSlackNs ? 0 : ns;
+	int64_t ns = round_ns(w * geo_.rev_ns());
+	return ns >= rev_ns_int_ - kSlackNs ? 0 : ns;
 }
 
-int64_t Hdd::positioning(uint64_t lba, bool write, int64_t t, int64_t overhead) const
+uint64_t Hdd::head_cylinder(int64_t t) const
 {
-	uint64_t from = geo_.cylinder(std::min(head_lba(t), p_.capacity_sectors - 1));
-	uint64_t to = geo_.cylinder(lba);
+	return geo_.cylinder(std::min(head_lba(t), p_.capacity_sectors - 1));
+}
+
+int64_t Hdd::positioning(uint64_t from, uint64_t lba, bool write, int64_t t, int64_t overhead) const
+{
+	uint64_t to;
+	double angle;
+	geo_.place(lba, &to, &angle);
 	uint64_t d = from > to ? from - to : to - from;
 	int64_t s = seek_.ns(d);
 	if (write && d)
 		s += settle_ns_;
-	return overhead + s + rot_wait(lba, t + overhead + s);
+	return overhead + s + rot_wait(angle, t + overhead + s);
 }
 
-int64_t Hdd::cost(const Request &rq, int64_t t) const
+int64_t Hdd::cost(const Request &rq, int64_t t, uint64_t from) const
 {
 	if (continues(rq, t))
 		return std::max<int64_t>(0, reach(rq.sector) - t);
-	return positioning(rq.sector, rq.write, t, overhead_ns_);
+	return positioning(from, rq.sector, rq.write, t, overhead_ns_);
 }
 
 void Hdd::stop_buffer(int64_t t)
@@ -613,8 +634,9 @@ void Hdd::start_media(int64_t t)
 	// Shortest positioning time first; ties to the oldest.
 	int64_t best = kNever;
 	size_t best_i = 0;
+	uint64_t from = head_cylinder(t);
 	for (size_t i : cands) {
-		int64_t c = cost(queue_[i].rq, t);
+		int64_t c = cost(queue_[i].rq, t, from);
 		if (c < best) {
 			best = c;
 			best_i = i;
@@ -629,11 +651,12 @@ uint64_t Hdd::cheapest_extent(int64_t t) const
 {
 	int64_t best = kNever;
 	uint64_t best_key = 0;
+	uint64_t from = head_cylinder(t);
 	int n = 0;
 	for (const auto &[key, e] : dirty_) {
 		if (n++ == kDestageWindow)
 			break;
-		int64_t c = positioning(e.lba, true, t, 0);
+		int64_t c = positioning(from, e.lba, true, t, 0);
 		if (c < best) {
 			best = c;
 			best_key = key;
@@ -654,8 +677,9 @@ void Hdd::serve_media(size_t i, int64_t t)
 		consume(b, t);
 		end = std::max(reach(b), link);
 	} else {
-		int64_t media_end =
-			t + positioning(a, rq.write, t, overhead_ns_) + geo_.xfer_ns(a, b);
+		int64_t media_end = t +
+				    positioning(head_cylinder(t), a, rq.write, t, overhead_ns_) +
+				    geo_.xfer_ns(a, b);
 		stop_buffer(t);
 		traj_lba_ = b;
 		traj_t_ = media_end;
@@ -679,7 +703,8 @@ void Hdd::destage(uint64_t key, int64_t t)
 {
 	const Extent &e = dirty_.at(key);
 	uint64_t n = std::min(e.sectors, destage_max_sectors_);
-	int64_t end = t + positioning(e.lba, true, t, 0) + geo_.xfer_ns(e.lba, e.lba + n);
+	int64_t end = t + positioning(head_cylinder(t), e.lba, true, t, 0) +
+		      geo_.xfer_ns(e.lba, e.lba + n);
 	end = std::max(end, t + 1);
 	stop_buffer(t);
 	invalidate(e.lba, e.lba + n);

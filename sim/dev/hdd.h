@@ -57,6 +57,8 @@ public:
 	const std::vector<Zone> &zones() const { return zones_; }
 	const Zone &zone_of(uint64_t lba) const;
 	uint64_t cylinder(uint64_t lba) const;
+	// Cylinder and angle of @lba at once.
+	void place(uint64_t lba, uint64_t *cyl, double *angle) const;
 	// First LBA of cylinder @cyl (< cylinders()).
 	uint64_t first_lba(uint64_t cyl) const;
 	// Sectors per cylinder at @lba (tracks of all heads).
@@ -160,9 +162,11 @@ private:
 	bool continues(const Request &rq, int64_t t) const;
 	int64_t reach(uint64_t lba) const;
 	uint64_t head_lba(int64_t t) const;
-	int64_t rot_wait(uint64_t lba, int64_t t) const;
-	int64_t positioning(uint64_t lba, bool write, int64_t t, int64_t overhead) const;
-	int64_t cost(const Request &rq, int64_t t) const;
+	int64_t rot_wait(double angle, int64_t t) const;
+	uint64_t head_cylinder(int64_t t) const;
+	int64_t positioning(uint64_t from, uint64_t lba, bool write, int64_t t,
+			    int64_t overhead) const;
+	int64_t cost(const Request &rq, int64_t t, uint64_t from) const;
 	void stop_buffer(int64_t t);
 	void invalidate(uint64_t a, uint64_t b);
 	void consume(uint64_t b, int64_t t);
@@ -174,6 +178,7 @@ private:
 	int64_t overhead_ns_, settle_ns_, max_wait_ns_, destage_idle_ns_;
 	double iface_ns_per_sector_;
 	uint64_t cache_sectors_, window_sectors_, destage_max_sectors_;
+	int64_t rev_ns_int_ = 0; // one revolution, rounded
 
 	int64_t now_ = 0;
 	uint32_t in_flight_ = 0;

@@ -7,7 +7,9 @@
 #include "dev/device.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -91,6 +93,36 @@ inline std::function<Request(uint64_t)> random_io(uint64_t lo, uint64_t hi, uint
 		rq.sectors = sectors;
 		rq.write = write;
 		rq.tag = tag;
+		return rq;
+	};
+}
+
+// A mixed workload: reads and writes of 1..256 sectors, FUA writes, flushes,
+// four tags, in a few hot regions (so caches, read-ahead and merging all
+// take part).
+inline std::function<Request(uint64_t)> mixed(uint64_t capacity, uint64_t seed)
+{
+	auto rng = std::make_shared<std::mt19937_64>(seed);
+	auto last = std::make_shared<uint64_t>(0);
+	return [=](uint64_t) {
+		std::mt19937_64 &g = *rng;
+		Request rq;
+		rq.tag = g() % 4;
+		int kind = g() % 20;
+		if (kind == 0) {
+			rq.flush = rq.write = true;
+			return rq;
+		}
+		rq.sectors = 1 + g() % 256;
+		rq.write = kind < 9;
+		rq.fua = kind == 1;
+		uint64_t region = (g() % 4) * (capacity / 4);
+		if (g() % 2)
+			rq.sector = *last; // sequential to the previous request
+		else
+			rq.sector = region + g() % (capacity / 8);
+		rq.sector = std::min(rq.sector, capacity - rq.sectors);
+		*last = rq.sector + rq.sectors;
 		return rq;
 	};
 }
