@@ -6,7 +6,8 @@
 // above, every power of two [2^k, 2^(k+1)) is cut into 64 equal buckets, so
 // a bucket is at most 1/64 (1.6 %) of its value wide.  The histogram is a map
 // keyed by each bucket's lower bound (no upper limit, unlike fio's fixed
-// array).  min, max and the sum (for the mean) are exact.
+// array).  min, max, the sum (for the mean) and the sum of squares (for the
+// standard deviation) are exact.
 //
 // percentile(p) is a nearest-rank percentile: the bucket holding the
 // ceil(p/100 * samples)-th smallest sample, reported as the bucket's
@@ -58,6 +59,7 @@ void LatencyStats::add(int64_t ns)
 	}
 	samples++;
 	sum += static_cast<long double>(ns);
+	sum_sq += static_cast<long double>(ns) * static_cast<long double>(ns);
 	histogram[bucket_lower(ns)]++;
 }
 
@@ -74,6 +76,7 @@ void LatencyStats::merge(const LatencyStats &o)
 	}
 	samples += o.samples;
 	sum += o.sum;
+	sum_sq += o.sum_sq;
 	for (const auto &[lower, count] : o.histogram)
 		histogram[lower] += count;
 }

@@ -40,6 +40,9 @@ TEST(LatencyStats, MinMaxMeanAreExact)
 	EXPECT_EQ(s.min, 17);
 	EXPECT_EQ(s.max, 999999999);
 	EXPECT_DOUBLE_EQ(s.mean(), (1000003.0 + 17 + 999999999 + 123456) / 4);
+	const long double sq =
+		1000003.0L * 1000003 + 17.0L * 17 + 999999999.0L * 999999999 + 123456.0L * 123456;
+	EXPECT_EQ(s.sum_sq, sq);
 }
 
 TEST(LatencyStats, SmallValuesHaveABucketEach)
@@ -118,6 +121,7 @@ TEST(LatencyStats, MergeEqualsAddingEverything)
 	EXPECT_EQ(m.max, all.max);
 	EXPECT_EQ(m.histogram, all.histogram);
 	EXPECT_DOUBLE_EQ(m.mean(), all.mean());
+	EXPECT_EQ(m.sum_sq, all.sum_sq);
 	LatencyStats empty;
 	empty.merge(a);
 	EXPECT_EQ(empty.min, a.min);
