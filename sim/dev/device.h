@@ -66,7 +66,8 @@ public:
 
 	// Time the device spent serving requests of each tag (index = tag), as
 	// the device measured it; the independent check of the engine's own
-	// disk-time accounting.  Documented per model.
+	// disk-time accounting.  Documented per model in
+	// Documentation/sim/devices.rst.
 	virtual const std::vector<int64_t> &busy_by_tag() const = 0;
 	virtual int64_t busy_total() const = 0;
 
