@@ -236,6 +236,20 @@ struct SizeVal {
 	bool set = false;
 };
 
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+// fio keeps a section's options like a dictionary: first position, last value.
+void remember(Options &o, const std::string &key, const std::string &value)
+{
+	for (auto &kv : o) {
+		if (kv.first == key) {
+			kv.second = value;
+			return;
+		}
+	}
+	o.emplace_back(key, value);
+}
+
 struct LogOpt {
 	bool on = false;
 	std::string prefix; // "" = the job's name
@@ -266,8 +280,10 @@ struct Draft {
 	bool group_reporting = false, new_group = false, stonewall = false;
 	LogOpt bw_log, lat_log, iops_log;
 	unsigned int log_avg_msec = 0;
+	bool log_offset = false, per_job_logs = true;
 	unsigned int kb_base = 1024;
 	std::map<std::string, Loc> set_at; // option (canonical name) -> last line
+	Options written;		   // this section's own, as written
 };
 
 struct Value {
@@ -728,6 +744,16 @@ std::string opt_log_avg_msec(Draft &d, const Value &v, const ParseContext &)
 	return get_uint_as(v, 0, 86400u * 1000, &d.log_avg_msec);
 }
 
+std::string opt_log_offset(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_bool(v, &d.log_offset);
+}
+
+std::string opt_per_job_logs(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_bool(v, &d.per_job_logs);
+}
+
 std::string opt_norandommap(Draft &d, const Value &v, const ParseContext &)
 {
 	return get_bool(v, &d.norandommap);
@@ -812,6 +838,8 @@ const std::vector<std::pair<std::vector<std::string>, Handler>> &options()
 		{{"write_lat_log"}, opt_write_lat_log},
 		{{"write_iops_log"}, opt_write_iops_log},
 		{{"log_avg_msec"}, opt_log_avg_msec},
+		{{"log_offset"}, opt_log_offset},
+		{{"per_job_logs"}, opt_per_job_logs},
 		{{"norandommap"}, opt_norandommap},
 		{{"randrepeat"}, opt_randrepeat},
 		{{"randseed"}, opt_randseed},
@@ -1036,6 +1064,7 @@ public:
 				where = Job;
 				Section s;
 				s.d = global;
+				s.d.written.clear();
 				s.d.name = name;
 				s.d.at = loc;
 				// Options inherited from [global] keep their lines.
@@ -1059,12 +1088,14 @@ public:
 			return false;
 		if (first_job)
 			return fail(Loc{src.name, lineno}, "no jobs defined", true);
+		global_options = global.written;
 		return true;
 	}
 
 	bool resolve(std::vector<JobSpec> *out);
 
 	std::string error;
+	Options global_options; // of the last file
 
 private:
 	bool fail(const Loc &loc, const std::string &msg, bool no_line = false)
@@ -1114,6 +1145,8 @@ private:
 		if (!e.empty())
 			return fail(loc, key + ": " + e);
 		d.set_at[canonical] = loc;
+		if (!v.bare)
+			remember(d.written, key, v.text);
 		return true;
 	}
 
@@ -1290,6 +1323,7 @@ bool Parser::resolve(std::vector<JobSpec> *out)
 		j.groupid = groupid;
 		j.stonewall = wall && j.job_number > 0;
 		j.group_reporting = d.group_reporting;
+		j.options = d.written;
 		j.rw = d.rw;
 		j.rwmixread = d.rwmixread;
 		j.bs_read = d.bs_read;
@@ -1347,6 +1381,8 @@ bool Parser::resolve(std::vector<JobSpec> *out)
 		j.lat_log = log_name(d.lat_log);
 		j.iops_log = log_name(d.iops_log);
 		j.log_avg_msec = d.log_avg_msec;
+		j.log_offset = d.log_offset;
+		j.per_job_logs = d.per_job_logs;
 		out->push_back(std::move(j));
 	}
 
@@ -1369,7 +1405,7 @@ bool Parser::resolve(std::vector<JobSpec> *out)
 } // namespace
 
 std::vector<JobSpec> parse_jobs(const std::vector<JobSource> &sources, const ParseContext &ctx,
-				std::string *err)
+				std::string *err, JobFileInfo *info)
 {
 	std::vector<JobSpec> jobs;
 	if (sources.empty()) {
@@ -1390,12 +1426,20 @@ std::vector<JobSpec> parse_jobs(const std::vector<JobSource> &sources, const Par
 	if (!p.resolve(&jobs)) {
 		*err = p.error;
 		jobs.clear();
+		return jobs;
+	}
+	err->clear();
+	if (info) {
+		info->global_options = p.global_options;
+		info->group_reporting = std::any_of(jobs.begin(), jobs.end(), [](const JobSpec &j) {
+			return j.group_reporting;
+		});
 	}
 	return jobs;
 }
 
 std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const ParseContext &ctx,
-				    std::string *err)
+				    std::string *err, JobFileInfo *info)
 {
 	std::vector<JobSource> sources;
 	for (const auto &path : paths) {
@@ -1408,7 +1452,7 @@ std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const
 		ss << f.rdbuf();
 		sources.push_back(JobSource{path, ss.str()});
 	}
-	return parse_jobs(sources, ctx, err);
+	return parse_jobs(sources, ctx, err, info);
 }
 
 } // namespace efqsim::workload

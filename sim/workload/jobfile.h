@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace efqsim::workload {
@@ -36,6 +37,10 @@ struct JobSpec {
 	int groupid = 0;	// fio's reporting group (new_group, stonewall)
 	bool stonewall = false; // waits for every earlier job to finish
 	bool group_reporting = false;
+	// The job section's own options as written (fio's JSON "job options"):
+	// in order of first appearance, a later value replacing an earlier one,
+	// bare flags left out as fio leaves them out.
+	std::vector<std::pair<std::string, std::string>> options;
 
 	// --- IO pattern ---------------------------------------------------------
 	RwMode rw = RwMode::Read;
@@ -78,6 +83,8 @@ struct JobSpec {
 	// --- logs (fio's write_*_log) ----------------------------------------------
 	std::string bw_log, lat_log, iops_log; // log name prefix; "" = off
 	unsigned int log_avg_msec = 0;
+	bool log_offset = false;  // logs carry each IO's offset
+	bool per_job_logs = true; // log names carry the job's index
 
 	bool random() const
 	{
@@ -104,15 +111,24 @@ struct JobSource {
 	std::string text;
 };
 
+// What the job files say beyond the jobs.
+struct JobFileInfo {
+	// fio's JSON "global options": the [global] options of the last job
+	// file, as written, merged like a job's options.
+	std::vector<std::pair<std::string, std::string>> global_options;
+	bool group_reporting = false; // some job asked for it
+};
+
 // Parses fio job files, in order, into the run's job clones.  As fio does,
 // each file has its own [global] defaults and the first job of every file
 // after the first waits for the jobs before it (an implied stonewall).  On
 // error returns an empty vector and sets @err to "file:line: message" (or
 // "file: message" for a file that cannot be read).
+// @info, when not null, receives what the files say beyond the jobs.
 std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const ParseContext &ctx,
-				    std::string *err);
+				    std::string *err, JobFileInfo *info = nullptr);
 std::vector<JobSpec> parse_jobs(const std::vector<JobSource> &sources, const ParseContext &ctx,
-				std::string *err);
+				std::string *err, JobFileInfo *info = nullptr);
 
 // fio's value forms, exposed for tests and the CLI.  On error return nullopt
 // and set @err to a message without a location.

@@ -344,7 +344,35 @@ TEST(JobfileOptions, FsyncInvalidateRandomAndLogs)
 	EXPECT_EQ(j.lat_log, "lat");
 	EXPECT_EQ(j.iops_log, "io");
 	EXPECT_EQ(j.log_avg_msec, 500u);
+	EXPECT_FALSE(j.log_offset);
+	EXPECT_TRUE(j.per_job_logs);
 	EXPECT_EQ(one("").bw_log, "");
+	j = one("write_bw_log=x\nlog_offset=1\nper_job_logs=0");
+	EXPECT_TRUE(j.log_offset);
+	EXPECT_FALSE(j.per_job_logs);
+}
+
+TEST(JobfileOptions, OptionsAsWrittenForTheReport)
+{
+	// As fio's JSON shows them: the section's own options, first position
+	// and last value, bare flags left out; [global] separately, merged over
+	// the last file's [global] sections.
+	std::string err;
+	JobFileInfo info;
+	auto jobs = parse_jobs({JobSource{"a.fio", "[global]\nsize=1m\n[a]\n"},
+				JobSource{"b.fio", "[global]\nsize=2m\nbs=8k\n[b]\nbs = 16k\n"
+						   "direct\nreadwrite=randread\nbs=32k\n"
+						   "[global]\nsize=4m\ngroup_reporting\n[c]\n"}},
+			       ctx(), &err, &info);
+	ASSERT_EQ(err, "");
+	ASSERT_EQ(jobs.size(), 3u);
+	EXPECT_TRUE(jobs[0].options.empty());
+	using KV = std::vector<std::pair<std::string, std::string>>;
+	EXPECT_EQ(jobs[1].options, (KV{{"bs", "32k"}, {"readwrite", "randread"}}));
+	EXPECT_EQ(info.global_options, (KV{{"size", "4m"}, {"bs", "8k"}}));
+	EXPECT_TRUE(info.group_reporting);
+	EXPECT_EQ(jobs[2].region_bytes, 4 * MiB);
+	EXPECT_EQ(jobs[1].region_bytes, 2 * MiB);
 }
 
 TEST(JobfileOptions, ReportingOptions)

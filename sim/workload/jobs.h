@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim workloads: the job engine -- runs JobSpecs (fio jobs) as simulated
+// tasks that submit IO through a Host.
+//
+// Each job clone is one task (comm = the job name, in its cgroup, with its
+// ioprio).  Jobs start as fio starts them: every job at once, except that a
+// stonewall job (and every job after it) waits until all earlier jobs have
+// finished; startdelay delays a job from that point.  A job then
+//
+//   - issues IO: sequential from its region's start (wrapping at its end;
+//     reads and writes of rw=rw each keep their own position, as in fio),
+//     or random: bs-aligned, uniform over the region, every block once per
+//     pass (fio's random map) unless norandommap=1 (with replacement); the
+//     random stream is seeded from --seed (or randseed) and the job's
+//     number, so runs are repeatable;
+//   - keeps effective_depth() IOs in flight (1 for sync/psync);
+//   - mixes reads and writes per IO with probability rwmixread;
+//   - after thinktime_blocks IOs have completed, stalls thinktime before
+//     issuing again (so at most thinktime_blocks IOs are in flight);
+//   - ends after io_bytes (size=) bytes unless time_based, and at runtime
+//     (counted after ramp_time); IO in flight then completes first.
+//
+// Statistics exclude the ramp: an IO counts if it is issued at, or completes
+// after, the end of ramp_time, and size= counts the bytes issued from then on
+// (fio resets its counters when the ramp ends).  Latency: submission to the block layer
+// is instantaneous in the simulation (fio's slat is 0), so clat = lat =
+// completion time - submission time as the task sees it: for direct IO that
+// includes any wait for a request tag; for buffered IO it is the read() or
+// write() call (a page-cache hit costs only the copy).
+#pragma once
+
+#include "report/results.h"
+#include "workload/host.h"
+#include "workload/jobfile.h"
+#include "workload/pagecache.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace efqsim::workload {
+
+struct EngineOptions {
+	PageCacheConfig pagecache;	   // for buffered (direct=0) jobs
+	std::function<void()> on_finished; // runs once, when the last job ends
+};
+
+class JobEngine {
+public:
+	JobEngine(Host &host, std::vector<JobSpec> jobs, EngineOptions opt = {});
+	~JobEngine();
+	JobEngine(const JobEngine &) = delete;
+	JobEngine &operator=(const JobEngine &) = delete;
+
+	// Creates one task per job (task ids in job order), then, if a job is
+	// buffered, the page cache and its flusher task; starts the first jobs
+	// at host.now().  Call once.
+	void start();
+
+	bool finished() const { return done_ == jobs_.size(); }
+	int64_t end_time() const { return end_time_; } // when the last job ended
+	const std::vector<JobSpec> &jobs() const { return specs_; }
+	TaskId task_of(size_t job) const;
+	PageCache *pagecache() { return cache_.get(); }
+
+	// Per job, in job order.  A job still running is reported up to now.
+	std::vector<report::JobResult> results() const;
+
+private:
+	struct Job;
+
+	void start_segment(int segment);
+	void begin(size_t j);
+	void pump(size_t j);
+	void issue(size_t j, bool write);
+	uint64_t next_offset(Job &job, bool write, uint32_t bs);
+	void complete(size_t j, bool write, uint32_t bs, uint64_t offset, int64_t submitted,
+		      int64_t done);
+	void log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64_t clat, int64_t done);
+	void roll_windows(Job &job, int64_t now);
+	void flush_window(Job &job, int64_t window_end, int64_t len);
+	void deadline(size_t j);
+	void maybe_finish(size_t j);
+	void finish(size_t j);
+
+	Host &host_;
+	EngineOptions opt_;
+	std::vector<JobSpec> specs_;
+	std::vector<std::unique_ptr<Job>> jobs_;
+	std::unique_ptr<PageCache> cache_;
+	int segments_ = 0, segment_ = 0;
+	size_t done_ = 0;
+	int64_t end_time_ = 0;
+	bool started_ = false;
+};
+
+} // namespace efqsim::workload
