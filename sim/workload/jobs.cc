@@ -74,10 +74,10 @@ TaskId JobEngine::task_of(size_t job) const
 	return jobs_.at(job)->task;
 }
 
-void JobEngine::start()
+bool JobEngine::start()
 {
 	if (started_)
-		return;
+		return true;
 	started_ = true;
 	bool buffered = false;
 	for (size_t i = 0; i < specs_.size(); i++) {
@@ -90,6 +90,8 @@ void JobEngine::start()
 		t.ioprio_class = s.ioprio_class;
 		t.ioprio = s.ioprio;
 		job.task = host_.create_task(t);
+		if (!job.task)
+			return false;
 		job.depth = std::max(s.effective_depth(), 1u);
 		job.rng.reseed(s.seed);
 		job.result.jobname = s.name;
@@ -115,15 +117,17 @@ void JobEngine::start()
 						   cache_->add_file(s.file_start, s.file_bytes))
 					     .first;
 			jobs_[i]->file = it->second;
+			cache_->set_task_cgroup(jobs_[i]->task, s.cgroup);
 		}
 	}
 	if (specs_.empty()) {
 		end_time_ = host_.now();
 		if (opt_.on_finished)
 			opt_.on_finished();
-		return;
+		return true;
 	}
 	start_segment(0);
+	return true;
 }
 
 void JobEngine::start_segment(int segment)

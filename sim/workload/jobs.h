@@ -3,9 +3,10 @@
 // tasks that submit IO through a Host.
 //
 // Each job clone is one task (comm = the job name, in its cgroup, with its
-// ioprio).  Jobs start as fio starts them: every job at once, except that a
-// stonewall job (and every job after it) waits until all earlier jobs have
-// finished; startdelay delays a job from that point.  A job then
+// ioprio; JobResult::pid is its TaskId).  Buffered jobs (direct=0) go through
+// one PageCache, whose writeback domains follow the jobs' cgroups.  Jobs start as fio starts them:
+// every job at once, except that a stonewall job (and every job after it) waits until all earlier
+// jobs have finished; startdelay delays a job from that point.  A job then
 //
 //   - issues IO: sequential from its region's start (wrapping at its end;
 //     reads and writes of rw=rw each keep their own position, as in fio),
@@ -54,8 +55,9 @@ public:
 
 	// Creates one task per job (task ids in job order), then, if a job is
 	// buffered, the page cache and its flusher task; starts the first jobs
-	// at host.now().  Call once.
-	void start();
+	// at host.now().  Call once.  False if the host refused a task
+	// (create_task() returned 0); nothing runs then.
+	bool start();
 
 	bool finished() const { return done_ == jobs_.size(); }
 	int64_t end_time() const { return end_time_; } // when the last job ended

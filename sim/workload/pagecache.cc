@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 namespace efqsim::workload {
@@ -38,8 +39,11 @@ PageCache::PageCache(Host &host, const PageCacheConfig &cfg) : host_(host), cfg_
 	bg_thresh_ = ram * cfg_.dirty_background_ratio / 100;
 	if (bg_thresh_ >= thresh_) // as the kernel does
 		bg_thresh_ = thresh_ / 2;
+	freerun_ = (thresh_ + bg_thresh_) / 2;
 	ra_pages_ = std::max<uint64_t>(cfg_.read_ahead_bytes / kPageSize, 1);
 	max_io_pages_ = std::max<uint64_t>(cfg_.max_io_bytes / kPageSize, 1);
+	wbs_.emplace_back(); // the root's
+	wb_by_cgroup_[""] = 0;
 }
 
 PageCache::FileId PageCache::add_file(uint64_t start, uint64_t bytes)
@@ -47,9 +51,13 @@ PageCache::FileId PageCache::add_file(uint64_t start, uint64_t bytes)
 	File f;
 	f.first_page = start / kPageSize;
 	f.end_page = std::max(ceil_div(start + bytes, kPageSize), f.first_page + 1);
-	f.cursor = f.first_page;
 	files_.push_back(std::move(f));
 	return static_cast<FileId>(files_.size() - 1);
+}
+
+void PageCache::set_task_cgroup(TaskId task, const std::string &cgroup)
+{
+	task_cgroup_[task] = cgroup;
 }
 
 PageCache::Page &PageCache::page(uint64_t p, FileId f)
@@ -262,26 +270,46 @@ void PageCache::read(TaskId task, FileId f, uint64_t offset, uint32_t bytes, Don
 
 // --- writes ----------------------------------------------------------------
 
+uint32_t PageCache::wb_of(TaskId task)
+{
+	if (!cfg_.cgroup_writeback)
+		return 0;
+	auto t = task_cgroup_.find(task);
+	const std::string cg = t == task_cgroup_.end() ? std::string() : t->second;
+	auto [it, fresh] = wb_by_cgroup_.try_emplace(cg, static_cast<uint32_t>(wbs_.size()));
+	if (fresh) {
+		wbs_.emplace_back();
+		wbs_.back().cgroup = cg;
+		wbs_.back().stats.cgroup = cg;
+	}
+	return it->second;
+}
+
 void PageCache::mark_dirty(uint64_t p, Page &pg, TaskId task)
 {
 	if (pg.flags & kDirty)
 		return; // the first dirtier keeps the page (its memcg charge)
+	const uint32_t w = wb_of(task);
+	const int64_t now = host_.now();
 	lru_del(pg);
 	pg.flags |= kDirty | kUptodate;
 	pg.dirtier = task;
-	pg.dirtied_at = host_.now();
+	pg.dirtied_at = now;
+	pg.wb = w;
 	nr_dirty_++;
 	stats_.pages_dirtied++;
-	const FileId f = pg.file;
-	File &file = files_[f];
-	file.ndirty++;
+	Wb &wb = wbs_[w];
+	wb.nr_dirty++;
+	wb.stats.pages_dirtied++;
+	WbFile &wf = wb.files[pg.file];
+	wf.ndirty++;
 	if (!(pg.flags & kWriteback))
-		file.dirty.insert(p);
-	if (!file.on_dirty_list) {
-		file.on_dirty_list = true;
-		file.dirtied_when = host_.now();
-		file.turn_pages = 0;
-		dirty_files_.push_back(f);
+		wf.dirty.insert(p);
+	if (!wf.on_list) {
+		wf.on_list = true;
+		wf.dirtied_when = now;
+		wf.turn_pages = 0;
+		wb.dirty_files.push_back(pg.file);
 	}
 }
 
@@ -294,91 +322,151 @@ void PageCache::write(TaskId task, FileId f, uint64_t offset, uint32_t bytes, Do
 		mark_dirty(p, page(p, f), task);
 	evict();
 	arm_timer();
+	const uint32_t w = wb_of(task);
 	if (nr_dirty_ > bg_thresh_)
-		kick();
+		kick_all();
+	else if (over_background(wbs_[w]))
+		kick(w);
 	const int64_t now = host_.now();
 	const int64_t ready =
 		now + cfg_.syscall_ns + cfg_.copy_ns_per_page * static_cast<int64_t>(p1 - p0);
-	if (nr_dirty_ + nr_writeback_ > thresh_) {
+	if (over_limit(wbs_[w])) {
 		stats_.throttled++;
-		throttled_.push_back(Throttled{task, now, ready, std::move(done)});
-		kick();
+		wbs_[w].stats.throttled++;
+		throttled_.push_back(Throttled{task, w, now, ready, std::move(done)});
+		kick(w);
 		return;
 	}
 	host_.at(ready, [done = std::move(done), ready]() { done(ready); });
 }
 
+// --- dirty limits --------------------------------------------------------------
+
+// Completions decay with a half-life, so the shares follow recent writeout.
+void PageCache::decay(int64_t now)
+{
+	if (now <= decayed_at_)
+		return;
+	const double f =
+		std::exp2(-static_cast<double>(now - decayed_at_) /
+			  static_cast<double>(std::max<int64_t>(cfg_.writeout_halflife_ns, 1)));
+	for (auto &wb : wbs_)
+		wb.writeout *= f;
+	writeout_total_ *= f;
+	decayed_at_ = now;
+}
+
+// A wb's share of the dirty limits: its fraction of the recent writeout; an
+// equal split among the wbs holding pages before anything was written.
+double PageCache::share(const Wb &wb) const
+{
+	if (writeout_total_ > 0)
+		return wb.writeout / writeout_total_;
+	size_t active = 0;
+	for (const auto &w : wbs_)
+		active += w.nr_dirty + w.nr_writeback > 0;
+	return 1.0 / static_cast<double>(std::max<size_t>(active, 1));
+}
+
+bool PageCache::over_background(const Wb &wb) const
+{
+	if (nr_dirty_ > bg_thresh_)
+		return true;
+	return cfg_.cgroup_writeback &&
+	       static_cast<double>(wb.nr_dirty) > static_cast<double>(bg_thresh_) * share(wb);
+}
+
+bool PageCache::over_limit(const Wb &wb) const
+{
+	const uint64_t total = nr_dirty_ + nr_writeback_;
+	if (total > thresh_)
+		return true;
+	if (!cfg_.cgroup_writeback || total <= freerun_)
+		return false;
+	return static_cast<double>(wb.nr_dirty + wb.nr_writeback) >
+	       static_cast<double>(thresh_) * share(wb);
+}
+
 void PageCache::wake_throttled()
 {
-	if (throttled_.empty() || nr_dirty_ + nr_writeback_ > thresh_)
-		return;
 	const int64_t now = host_.now();
-	for (auto &t : throttled_) {
-		const int64_t when = std::max(now, t.ready);
-		stats_.throttled_ns += now - t.since;
-		host_.at(when, [done = std::move(t.done), when]() { done(when); });
+	for (auto it = throttled_.begin(); it != throttled_.end();) {
+		if (over_limit(wbs_[it->wb])) {
+			++it;
+			continue;
+		}
+		const int64_t when = std::max(now, it->ready);
+		stats_.throttled_ns += now - it->since;
+		wbs_[it->wb].stats.throttled_ns += now - it->since;
+		host_.at(when, [done = std::move(it->done), when]() { done(when); });
+		it = throttled_.erase(it);
 	}
-	throttled_.clear();
 }
 
 // --- writeback ---------------------------------------------------------------
 
-void PageCache::file_undirty(File &file, FileId f)
+void PageCache::wb_file_clean(Wb &wb, FileId f, WbFile &wf)
 {
-	if (!file.on_dirty_list)
+	if (!wf.on_list)
 		return;
-	dirty_files_.remove(f);
-	file.on_dirty_list = false;
-	file.expired = false;
-	file.turn_pages = 0;
+	wb.dirty_files.remove(f);
+	wf.on_list = false;
+	wf.expired = false;
+	wf.turn_pages = 0;
 }
 
-uint64_t PageCache::start_wb(FileId f, uint64_t first, uint64_t count, TaskId dirtier, bool flusher)
+uint64_t PageCache::start_wb(uint32_t w, FileId f, uint64_t first, uint64_t count, TaskId dirtier,
+			     bool flusher)
 {
 	const uint64_t id = next_io_++;
-	WbIo &w = wbs_[id];
-	w.file = f;
-	w.first = first;
-	w.count = count;
-	w.dirtier = dirtier;
-	w.flusher = flusher;
-	File &file = files_[f];
+	WbIo &io = wbs_io_[id];
+	io.file = f;
+	io.wb = w;
+	io.first = first;
+	io.count = count;
+	io.dirtier = dirtier;
+	io.flusher = flusher;
+	Wb &wb = wbs_[w];
+	WbFile &wf = wb.files[f];
 	for (uint64_t p = first; p < first + count; p++) {
 		Page &pg = pages_.at(p);
-		file.dirty.erase(p);
+		wf.dirty.erase(p);
 		pg.flags = static_cast<uint8_t>((pg.flags & ~kDirty) | kWriteback);
 		nr_dirty_--;
 		nr_writeback_++;
-		file.ndirty--;
+		wb.nr_dirty--;
+		wb.nr_writeback++;
+		wf.ndirty--;
 	}
-	file.wb_ios.insert(id);
-	if (file.ndirty == 0)
-		file_undirty(file, f);
+	files_[f].wb_ios.insert(id);
+	if (wf.ndirty == 0)
+		wb_file_clean(wb, f, wf);
 	return id;
 }
 
-// The next flusher chunk of @f: consecutive dirty pages of one dirtier from
-// the file's writeback cursor on (wrapping), at most max_io_bytes.
-uint64_t PageCache::take_chunk(FileId f)
+// The next flusher chunk of @f in wb @w: consecutive dirty pages of one
+// dirtier from the file's writeback cursor on (wrapping), at most
+// max_io_bytes.
+uint64_t PageCache::take_chunk(uint32_t w, FileId f)
 {
-	File &file = files_[f];
-	auto it = file.dirty.lower_bound(file.cursor);
-	if (it == file.dirty.end())
-		it = file.dirty.begin();
+	WbFile &wf = wbs_[w].files[f];
+	auto it = wf.dirty.lower_bound(wf.cursor);
+	if (it == wf.dirty.end())
+		it = wf.dirty.begin();
 	const uint64_t first = *it;
 	const TaskId dirtier = pages_.at(first).dirtier;
 	uint64_t count = 1;
-	for (auto next = std::next(it); next != file.dirty.end() && count < max_io_pages_;
+	for (auto next = std::next(it); next != wf.dirty.end() && count < max_io_pages_;
 	     ++next, ++count)
 		if (*next != first + count || pages_.at(*next).dirtier != dirtier)
 			break;
-	file.cursor = first + count;
-	return start_wb(f, first, count, dirtier, true);
+	wf.cursor = first + count;
+	return start_wb(w, f, first, count, dirtier, true);
 }
 
 void PageCache::submit_wb(uint64_t id, TaskId submitter, bool sync)
 {
-	const WbIo &w = wbs_.at(id);
+	const WbIo &w = wbs_io_.at(id);
 	Io io;
 	io.offset = w.first * kPageSize;
 	io.bytes = static_cast<uint32_t>(w.count * kPageSize);
@@ -387,88 +475,108 @@ void PageCache::submit_wb(uint64_t id, TaskId submitter, bool sync)
 	io.charge_to = w.dirtier;
 	stats_.writeback_ios++;
 	if (w.flusher)
-		flusher_inflight_++;
+		wbs_[w.wb].inflight++;
 	host_.submit(submitter, io, [this, id](int64_t) { wb_done(id); });
 }
 
 void PageCache::wb_done(uint64_t id)
 {
-	auto node = wbs_.extract(id);
-	WbIo &w = node.mapped();
-	File &file = files_[w.file];
-	file.wb_ios.erase(id);
-	if (w.flusher)
-		flusher_inflight_--;
-	for (uint64_t p = w.first; p < w.first + w.count; p++) {
+	auto node = wbs_io_.extract(id);
+	WbIo &io = node.mapped();
+	const int64_t now = host_.now();
+	files_[io.file].wb_ios.erase(id);
+	decay(now);
+	Wb &wb = wbs_[io.wb];
+	if (io.flusher)
+		wb.inflight--;
+	wb.writeout += static_cast<double>(io.count);
+	writeout_total_ += static_cast<double>(io.count);
+	std::vector<uint32_t> redirtied;
+	for (uint64_t p = io.first; p < io.first + io.count; p++) {
 		Page &pg = pages_.at(p);
 		pg.flags = static_cast<uint8_t>(pg.flags & ~kWriteback);
 		nr_writeback_--;
-		if (pg.flags & kDirty)
-			files_[pg.file].dirty.insert(p); // redirtied during writeback
-		else if (pg.flags == kUptodate)
+		wb.nr_writeback--;
+		if (pg.flags & kDirty) { // dirtied again during writeback
+			wbs_[pg.wb].files[pg.file].dirty.insert(p);
+			if (pg.wb != io.wb)
+				redirtied.push_back(pg.wb);
+		} else if (pg.flags == kUptodate) {
 			lru_add(p, pg);
+		}
 	}
-	stats_.pages_written += w.count;
-	for (auto &fn : w.waiters.fns)
+	stats_.pages_written += io.count;
+	wb.stats.pages_written += io.count;
+	const uint32_t w = io.wb;
+	for (auto &fn : io.waiters.fns)
 		fn();
 	wake_throttled();
 	evict();
 	check_sync_all();
-	kick();
+	kick(w);
+	for (const uint32_t r : redirtied)
+		kick(r);
 }
 
-void PageCache::kick()
+void PageCache::kick(uint32_t w)
 {
-	if (flush_scheduled_)
+	Wb &wb = wbs_[w];
+	if (wb.flush_scheduled)
 		return;
-	flush_scheduled_ = true;
-	host_.at(host_.now(), [this]() {
-		flush_scheduled_ = false;
-		flush();
+	wb.flush_scheduled = true;
+	host_.at(host_.now(), [this, w]() {
+		wbs_[w].flush_scheduled = false;
+		flush(w);
 	});
 }
 
-void PageCache::flush()
+void PageCache::kick_all()
 {
-	while (flusher_inflight_ < cfg_.writeback_inflight && flush_one()) {
+	for (uint32_t w = 0; w < wbs_.size(); w++)
+		if (wbs_[w].nr_dirty && wbs_[w].inflight < cfg_.writeback_inflight)
+			kick(w);
+}
+
+void PageCache::flush(uint32_t w)
+{
+	while (wbs_[w].inflight < cfg_.writeback_inflight && flush_one(w)) {
 	}
 }
 
-bool PageCache::flush_one()
+bool PageCache::flush_one(uint32_t w)
 {
 	const uint64_t quantum =
 		std::max<uint64_t>(cfg_.writeback_file_quantum_bytes / kPageSize, 1);
+	Wb &wb = wbs_[w];
 	// Expired files (periodic writeback) first, in full.
-	for (auto it = dirty_files_.begin(); it != dirty_files_.end(); ++it) {
-		const FileId f = *it;
-		File &file = files_[f];
-		if (!file.expired)
+	for (const FileId f : wb.dirty_files) {
+		WbFile &wf = wb.files[f];
+		if (!wf.expired)
 			continue;
-		if (file.dirty.empty()) {
+		if (wf.dirty.empty()) {
 			// What is left is under writeback and was dirtied again:
 			// it starts a new expiry period.
-			file.expired = false;
-			file.dirtied_when = host_.now();
+			wf.expired = false;
+			wf.dirtied_when = host_.now();
 			continue;
 		}
-		submit_wb(take_chunk(f), flusher_, false);
+		submit_wb(take_chunk(w, f), flusher_, false);
 		return true;
 	}
 	// Background writeback (and sync_all): oldest dirtied file first, a
 	// quantum per file per turn.
-	if (nr_dirty_ <= bg_thresh_ && sync_waiters_.empty())
+	if (!over_background(wb) && sync_waiters_.empty())
 		return false;
-	for (auto it = dirty_files_.begin(); it != dirty_files_.end(); ++it) {
-		const FileId f = *it;
-		File &file = files_[f];
-		if (file.dirty.empty())
+	for (const FileId f : wb.dirty_files) {
+		WbFile &wf = wb.files[f];
+		if (wf.dirty.empty())
 			continue;
-		const uint64_t id = take_chunk(f);
-		file.turn_pages += wbs_.at(id).count;
-		if (file.on_dirty_list && file.turn_pages >= quantum) {
-			file.turn_pages = 0;
-			dirty_files_.remove(f);
-			dirty_files_.push_back(f);
+		const uint64_t id = take_chunk(w, f);
+		wf.turn_pages += wbs_io_.at(id).count;
+		if (wf.on_list && wf.turn_pages >= quantum) {
+			wf.turn_pages = 0;
+			wb.dirty_files.remove(f);
+			wb.dirty_files.push_back(f);
 		}
 		submit_wb(id, flusher_, false);
 		return true;
@@ -488,10 +596,13 @@ void PageCache::on_timer()
 {
 	timer_armed_ = false;
 	const int64_t now = host_.now();
-	for (const FileId f : dirty_files_)
-		if (files_[f].dirtied_when + cfg_.dirty_expire_ns <= now)
-			files_[f].expired = true;
-	kick();
+	for (auto &wb : wbs_)
+		for (const FileId f : wb.dirty_files) {
+			WbFile &wf = wb.files[f];
+			if (wf.dirtied_when + cfg_.dirty_expire_ns <= now)
+				wf.expired = true;
+		}
+	kick_all();
 	arm_timer();
 }
 
@@ -509,7 +620,20 @@ void PageCache::sync_all(Done done)
 {
 	sync_waiters_.push_back(std::move(done));
 	check_sync_all();
-	kick();
+	kick_all();
+}
+
+std::vector<WbStats> PageCache::wb_stats() const
+{
+	std::vector<WbStats> out;
+	for (const auto &wb : wbs_) {
+		WbStats s = wb.stats;
+		s.dirty_pages = wb.nr_dirty;
+		s.writeback_pages = wb.nr_writeback;
+		s.writeout_share = writeout_total_ > 0 ? wb.writeout / writeout_total_ : 0;
+		out.push_back(std::move(s));
+	}
+	return out;
 }
 
 // --- fsync -------------------------------------------------------------------
@@ -526,27 +650,33 @@ void PageCache::fsync(TaskId task, FileId f, Done done)
 }
 
 // One round: write the file's pages dirtied before the call that are not
-// under writeback, then wait for every writeback IO of the file in flight;
-// pages that were under writeback and dirtied again before the call are
-// written by the next round.
+// under writeback (in every wb), then wait for every writeback IO of the
+// file in flight; pages that were under writeback and dirtied again before
+// the call are written by the next round.
 void PageCache::fsync_round(const std::shared_ptr<FsyncOp> &op)
 {
-	File &file = files_[op->file];
-	std::vector<uint64_t> todo;
-	for (const uint64_t p : file.dirty)
-		if (pages_.at(p).dirtied_at <= op->cutoff)
-			todo.push_back(p);
 	std::vector<uint64_t> ids;
-	for (size_t i = 0; i < todo.size();) {
-		const uint64_t first = todo[i];
-		const TaskId dirtier = pages_.at(first).dirtier;
-		uint64_t n = 1;
-		while (i + n < todo.size() && n < max_io_pages_ && todo[i + n] == first + n &&
-		       pages_.at(todo[i + n]).dirtier == dirtier)
-			n++;
-		ids.push_back(start_wb(op->file, first, n, dirtier, false));
-		i += n;
+	for (uint32_t w = 0; w < wbs_.size(); w++) {
+		auto it = wbs_[w].files.find(op->file);
+		if (it == wbs_[w].files.end())
+			continue;
+		std::vector<uint64_t> todo;
+		for (const uint64_t p : it->second.dirty)
+			if (pages_.at(p).dirtied_at <= op->cutoff)
+				todo.push_back(p);
+		for (size_t i = 0; i < todo.size();) {
+			const uint64_t first = todo[i];
+			const TaskId dirtier = pages_.at(first).dirtier;
+			uint64_t n = 1;
+			while (i + n < todo.size() && n < max_io_pages_ &&
+			       todo[i + n] == first + n &&
+			       pages_.at(todo[i + n]).dirtier == dirtier)
+				n++;
+			ids.push_back(start_wb(w, op->file, first, n, dirtier, false));
+			i += n;
+		}
 	}
+	const File &file = files_[op->file];
 	const std::vector<uint64_t> waits(file.wb_ios.begin(), file.wb_ios.end());
 	for (const uint64_t id : ids)
 		submit_wb(id, op->task, true);
@@ -557,7 +687,7 @@ void PageCache::fsync_round(const std::shared_ptr<FsyncOp> &op)
 	}
 	op->pending = waits.size();
 	for (const uint64_t id : waits)
-		wbs_.at(id).waiters.fns.push_back([this, op]() {
+		wbs_io_.at(id).waiters.fns.push_back([this, op]() {
 			if (--op->pending == 0)
 				fsync_round(op);
 		});

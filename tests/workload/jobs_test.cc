@@ -38,7 +38,7 @@ struct SimRun {
 	explicit SimRun(FakeHost &host, const std::string &text, uint64_t seed = 1)
 	    : engine(host, jobs_of(text, host.capacity_bytes(), seed))
 	{
-		engine.start();
+		EXPECT_TRUE(engine.start());
 		host.run();
 		EXPECT_TRUE(engine.finished());
 		results = engine.results();
@@ -384,6 +384,17 @@ TEST(Jobs, OnFinishedRunsOnceAtTheEnd)
 	const auto res = engine.results();
 	EXPECT_EQ(res[0].read.runtime_ns, 2 * MS);
 	EXPECT_EQ(res[1].read.runtime_ns, 4 * MS);
+}
+
+TEST(Jobs, AHostThatRefusesATaskFailsTheStart)
+{
+	FakeHost h;
+	h.refuse_tasks = true;
+	JobEngine engine(h, jobs_of("[a]\nsize=8k\ndirect=1\n"));
+	EXPECT_FALSE(engine.start());
+	h.run();
+	EXPECT_TRUE(h.records.empty());
+	EXPECT_FALSE(engine.finished());
 }
 
 TEST(Jobs, OptionsAreReported)

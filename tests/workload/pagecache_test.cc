@@ -357,6 +357,68 @@ TEST(PageCache, InvalidateDropsCleanPagesOnly)
 	EXPECT_EQ(reads_of(f.host), 2u);
 }
 
+// Two buffered writers, in cgroups served 2:1 by the device, writing as fast
+// as the cache lets them for @secs; returns the bytes each wrote.
+std::pair<uint64_t, uint64_t> two_writers(bool cgroup_writeback, int64_t secs)
+{
+	FakeHost h(2 * MS, 1, 64 * GiB);
+	h.weights = {{"fast", 2.0}, {"slow", 1.0}};
+	const TaskId a = h.create_task(TaskSpec{"a", "fast", 0, 0, 4});
+	const TaskId b = h.create_task(TaskSpec{"b", "slow", 0, 0, 4});
+	PageCacheConfig cfg;
+	cfg.ram_bytes = 64 * MiB;
+	cfg.cgroup_writeback = cgroup_writeback;
+	PageCache cache(h, cfg);
+	cache.set_task_cgroup(a, "fast");
+	cache.set_task_cgroup(b, "slow");
+	const auto file = cache.add_file(0, 64 * GiB);
+	uint64_t bytes[2] = {0, 0};
+	int64_t measure_from = 1 * SEC; // past the first fill of the cache
+	std::function<void(int, uint64_t)> step = [&](int i, uint64_t off) {
+		cache.write(i ? b : a, file, off, 64 * KiB, [&, i, off](int64_t when) {
+			if (when >= measure_from)
+				bytes[i] += 64 * KiB;
+			step(i, off + 64 * KiB);
+		});
+	};
+	step(0, 0);
+	step(1, 32 * GiB);
+	h.run(secs * SEC);
+	EXPECT_EQ(h.bad_ios, 0);
+	// Writeback was charged to each writer's own cgroup.
+	for (const auto &r : h.records)
+		EXPECT_EQ(r.io.charge_to, r.io.offset < 32 * GiB ? a : b);
+	const auto wbs = cache.wb_stats();
+	if (cgroup_writeback) {
+		EXPECT_EQ(wbs.size(), 3u); // the root's, "fast", "slow"
+		EXPECT_EQ(wbs[1].cgroup, "fast");
+		EXPECT_NEAR(wbs[1].writeout_share, 2.0 / 3, 0.1);
+	} else {
+		EXPECT_EQ(wbs.size(), 1u);
+	}
+	return {bytes[0], bytes[1]};
+}
+
+TEST(PageCache, WithCgroupWritebackBufferedWritersFollowTheirWriteoutShare)
+{
+	const auto [fast, slow] = two_writers(true, 6);
+	ASSERT_GT(slow, 0u);
+	const double ratio = static_cast<double>(fast) / static_cast<double>(slow);
+	EXPECT_GT(ratio, 1.7);
+	EXPECT_LT(ratio, 2.4);
+}
+
+TEST(PageCache, WithOneWritebackDomainBufferedWritersAreThrottledAlike)
+{
+	// The series' 2.6.31 behaviour (seed A5, C6): the page cache evens out
+	// the writers whatever the device does for their cgroups.
+	const auto [fast, slow] = two_writers(false, 6);
+	ASSERT_GT(slow, 0u);
+	const double ratio = static_cast<double>(fast) / static_cast<double>(slow);
+	EXPECT_GT(ratio, 0.8);
+	EXPECT_LT(ratio, 1.25);
+}
+
 // --- through the job engine -------------------------------------------------------
 
 std::vector<JobSpec> jobs_of(const std::string &text)
