@@ -1354,6 +1354,11 @@ bool Parser::resolve(std::vector<JobSpec> *out)
 							std::to_string(j.region_bytes) +
 							" bytes) is smaller than its block size (" +
 							std::to_string(need_bs) + ")");
+		if (d.io_size && d.io_size < need_bs)
+			return fail(where(d, "io_size"),
+				    "io_size (" + std::to_string(d.io_size) +
+					    " bytes) is smaller than the job's block size (" +
+					    std::to_string(need_bs) + ")");
 		j.io_bytes = d.io_size ? d.io_size : j.region_bytes;
 		j.runtime_ns = d.runtime;
 		j.time_based = d.time_based;

@@ -188,7 +188,7 @@ void PageCache::read(TaskId task, FileId f, uint64_t offset, uint32_t bytes, Don
 	// Sequential: continues the previous read (or re-reads its last, partly
 	// read page); a stream's first read is sequential at the file's start.
 	const bool seq =
-		ra.valid ? (p0 == ra.prev_end || p0 + 1 == ra.prev_end) : p0 == file.first_page;
+		ra.has_prev ? (p0 == ra.prev_end || p0 + 1 == ra.prev_end) : p0 == file.first_page;
 
 	uint64_t present = 0, first_missing = p1;
 	for (uint64_t p = p0; p < p1; p++) {
@@ -233,8 +233,7 @@ void PageCache::read(TaskId task, FileId f, uint64_t offset, uint32_t bytes, Don
 		}
 	}
 	ra.prev_end = p1;
-	if (!ra.valid && seq)
-		ra.valid = true;
+	ra.has_prev = true;
 
 	// Touch the cached pages; wait for the ones being read.
 	std::vector<uint64_t> waits;

@@ -185,9 +185,10 @@ private:
 		Waiters waiters;
 	};
 	struct Readahead {
-		bool valid = false;
+		bool valid = false;			// a window exists
 		uint64_t start = 0, size = 0, mark = 0; // window [start, start+size)
-		uint64_t prev_end = 0;
+		bool has_prev = false;
+		uint64_t prev_end = 0; // page after the previous read
 	};
 	struct Throttled {
 		TaskId task;

@@ -620,6 +620,8 @@ TEST(JobfileErrors, EveryErrorNamesFileAndLine)
 		 "t.fio:3: bs: '4k,4k,4k,4k': at most three block sizes (read,write,trim)"},
 		{"bs bigger than the region", "[a]\nsize=4k\nbs=8k\n",
 		 "t.fio:2: the job's region (4096 bytes) is smaller than its block size (8192)"},
+		{"io_size smaller than a block", "[a]\nsize=1m\nio_size=1k\n",
+		 "t.fio:3: io_size (1024 bytes) is smaller than the job's block size (4096)"},
 		{"size percentage over 100", "[a]\nfilename=/dev/x\nsize=101%\n",
 		 "t.fio:3: size: '101%' is out of range (1% .. 100%)"},
 		{"size percentage 0", "[a]\nfilename=/dev/x\nsize=0%\n",

@@ -149,6 +149,17 @@ TEST(PageCache, SequentialReadsAreReadAheadInGrowingWindows)
 	EXPECT_LT(f.host.records.size(), 40u);
 }
 
+TEST(PageCache, AStreamStartingInsideTheFileIsReadAheadFromItsSecondRead)
+{
+	Fixture f;
+	for (uint64_t off = 0; off < MiB; off += 4 * KiB)
+		f.read(f.a, 300 * MiB + off, 4 * KiB);
+	const auto &s = f.cache->stats();
+	EXPECT_EQ(s.miss_pages, 2u); // the first read, then the second opens a window
+	EXPECT_GT(s.readahead_pages, 200u);
+	EXPECT_LT(f.host.records.size(), 20u);
+}
+
 TEST(PageCache, ReadaheadStopsAtTheEndOfTheFile)
 {
 	Fixture f;
