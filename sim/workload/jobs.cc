@@ -34,7 +34,6 @@ struct JobEngine::Job {
 	// thinktime: a batch of thinktime_blocks IOs, then a stall
 	unsigned int batch_issued = 0, batch_done = 0;
 	bool thinking = false;
-	uint64_t think_gen = 0;
 	// fsync
 	unsigned int writes_since_fsync = 0;
 	bool fsyncing = false, end_fsync_done = false;
@@ -154,7 +153,6 @@ void JobEngine::begin(size_t j)
 	job.window_start = job.stats_start;
 	if (s.runtime_ns) {
 		job.deadline = job.stats_start + s.runtime_ns;
-		host_.at(job.deadline, [this, j]() { deadline(j); });
 	}
 	if (cache_ && s.invalidate)
 		cache_->invalidate(job.file);
@@ -284,13 +282,13 @@ void JobEngine::complete(size_t j, bool write, uint32_t bs, uint64_t offset, int
 	if (s.thinktime_ns && job.batch_done >= s.thinktime_blocks && job.inflight == 0) {
 		job.batch_issued = job.batch_done = 0;
 		if (!job.stop && job.state == Job::Running && host_.now() < job.deadline) {
+			// No event is left behind: the stall ends at the deadline
+			// if that comes first (the deadline is otherwise checked as
+			// IO completes).
 			job.thinking = true;
-			const uint64_t gen = ++job.think_gen;
-			host_.at(host_.now() + s.thinktime_ns, [this, j, gen]() {
-				Job &jb = *jobs_[j];
-				if (jb.think_gen != gen || !jb.thinking)
-					return;
-				jb.thinking = false;
+			const int64_t wake = std::min(host_.now() + s.thinktime_ns, job.deadline);
+			host_.at(wake, [this, j]() {
+				jobs_[j]->thinking = false;
 				pump(j);
 			});
 			return;
@@ -381,19 +379,6 @@ void JobEngine::log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64
 }
 
 // --- the end of a job ---------------------------------------------------------
-
-void JobEngine::deadline(size_t j)
-{
-	Job &job = *jobs_[j];
-	if (job.state != Job::Running)
-		return;
-	job.stop = true;
-	if (job.thinking) {
-		job.thinking = false;
-		job.think_gen++;
-	}
-	maybe_finish(j);
-}
 
 void JobEngine::maybe_finish(size_t j)
 {

@@ -59,6 +59,8 @@ public:
 	// (create_task() returned 0); nothing runs then.
 	bool start();
 
+	// Every job has ended.  The engine leaves no event of its own behind
+	// then (the page cache may still be writing back).
 	bool finished() const { return done_ == jobs_.size(); }
 	int64_t end_time() const { return end_time_; } // when the last job ended
 	const std::vector<JobSpec> &jobs() const { return specs_; }
@@ -81,7 +83,6 @@ private:
 	void log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64_t clat, int64_t done);
 	void roll_windows(Job &job, int64_t now);
 	void flush_window(Job &job, int64_t window_end, int64_t len);
-	void deadline(size_t j);
 	void maybe_finish(size_t j);
 	void finish(size_t j);
 

@@ -287,6 +287,21 @@ TEST(Jobs, StonewallWaitsForEveryEarlierJob)
 		EXPECT_EQ(run.results[i].groupid, groups[i]) << i;
 }
 
+TEST(Jobs, NoEventOutlivesTheJobs)
+{
+	// A size-limited job with a long runtime, and one that thinks past its
+	// deadline: both end without leaving a late event in the host.
+	FakeHost h(1 * MS);
+	JobEngine e(h, jobs_of("[a]\nsize=8k\ndirect=1\nruntime=1d\n"
+			       "[b]\nsize=1m\ndirect=1\nruntime=10ms\nthinktime=1s\n"));
+	ASSERT_TRUE(e.start());
+	h.run();
+	EXPECT_TRUE(e.finished());
+	EXPECT_EQ(h.now(), 10 * MS);
+	EXPECT_EQ(e.end_time(), 10 * MS);
+	EXPECT_EQ(ios_of(h, 2).size(), 1u);
+}
+
 TEST(Jobs, StartdelayDelaysTheFirstIo)
 {
 	FakeHost h(1 * MS);
