@@ -15,11 +15,11 @@ using TaskId = uint32_t;
 // A simulated process: pid, comm, cgroup and ioprio, as the block layer and
 // the schedulers see them.
 struct TaskSpec {
-	std::string comm;       // process name (fio: the job name)
-	std::string cgroup;     // cgroup path relative to the root, "" = root; created on demand
+	std::string comm;   // process name (fio: the job name)
+	std::string cgroup; // cgroup path relative to the root, "" = root; created on demand
 	unsigned int cgroup_weight = 0; // 0 = leave the cgroup's weight alone
-	int ioprio_class = 0;   // 0 = none (from nice), 1 RT, 2 BE, 3 IDLE
-	int ioprio = 4;         // level 0..7
+	int ioprio_class = 0;		// 0 = none (from nice), 1 RT, 2 BE, 3 IDLE
+	int ioprio = 4;			// level 0..7
 };
 
 // One IO as a task submits it (one bio; the block layer may merge it).
