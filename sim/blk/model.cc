@@ -586,8 +586,17 @@ std::vector<report::GroupResult> Model::group_results()
 			g.queued = iog->entity.nr_enqueued;
 			g.dequeued = iog->entity.nr_dequeued;
 		}
-		if (cg->tag < busy.size())
-			g.device_busy_ms = static_cast<double>(busy[cg->tag]) / 1e6;
+		// inclusive, like the engine's disk time: the cgroup and below
+		int64_t b = 0;
+		if (cg->blkcg == &blkcg_root) {
+			b = dev_->busy_total();
+		} else {
+			for (auto &[p2, c2] : cgroups_)
+				if ((p2 == path || p2.rfind(path + "/", 0) == 0) &&
+				    c2->tag < busy.size())
+					b += busy[c2->tag];
+		}
+		g.device_busy_ms = static_cast<double>(b) / 1e6;
 		out.push_back(g);
 	}
 	return out;

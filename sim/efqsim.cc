@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim: run fio job files on a simulated disk through the real efq
+// schedulers, and print what fio would print, plus what each cgroup got.
+//
+// Exit status: 0 success, 1 bad input (a clear message on stderr), 2 an
+// internal error (an invariant of the simulation broke).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "blk/model.h"
+#include "dev/device.h"
+#include "report/json.h"
+#include "report/logs.h"
+#include "report/text.h"
+#include "workload/jobfile.h"
+#include "workload/jobs.h"
+
+namespace {
+
+constexpr const char *kVersion = "0.1";
+constexpr int64_t kSec = 1'000'000'000;
+// A run that has not ended after this much simulated time is stuck.
+constexpr int64_t kMaxSimNs = 24 * 3600 * kSec;
+
+const char *kUsage = R"(usage: efqsim [options] JOBFILE...
+
+Runs fio job files on a simulated disk through the efq schedulers (the
+kernel's own code) and prints fio's report plus each cgroup's disk time.
+
+options:
+  --device D              hdd (default), ssd, null, or a parameter file
+  --scheduler S           noop (default); cfq, deadline-fq and as are not
+                          available yet
+  --hier on|off           hierarchical (cgroups get their weights; default)
+                          or flat (every queue in the root group)
+  --set NAME=VALUE        set a scheduler tunable (repeatable), e.g.
+                          --set group_idle=0
+  --seed N                seed of the jobs' random streams (default 0)
+  --output-format F       normal (default) or json
+  --output FILE           write the report to FILE instead of stdout
+  --print-device-params   print the device's parameters in the parameter-file
+                          format and exit
+  --help                  this text
+  --version               efqsim's version
+)";
+
+struct Options {
+	std::string device = "hdd";
+	std::string scheduler = "noop";
+	bool hier = true;
+	std::vector<std::pair<std::string, std::string>> tunables;
+	uint64_t seed = 0;
+	bool json = false;
+	std::string output;
+	bool print_params = false;
+	std::vector<std::string> jobfiles;
+};
+
+[[noreturn]] void bad_input(const std::string &msg)
+{
+	std::cerr << "efqsim: " << msg << "\n";
+	std::exit(1);
+}
+
+[[noreturn]] void internal_error(const std::string &msg)
+{
+	std::cerr << "efqsim: internal error: " << msg << "\n";
+	std::exit(2);
+}
+
+// Parses argv; --help and --version exit here.
+Options parse_args(int argc, char **argv)
+{
+	Options o;
+	std::vector<std::string> args(argv + 1, argv + argc);
+	auto value = [&](size_t &i, const std::string &opt) -> std::string {
+		const std::string &a = args[i];
+		if (a.size() > opt.size() && a[opt.size()] == '=')
+			return a.substr(opt.size() + 1);
+		if (i + 1 >= args.size())
+			bad_input("option " + opt + " needs a value (see --help)");
+		return args[++i];
+	};
+	auto is = [](const std::string &a, const char *opt) {
+		size_t n = std::strlen(opt);
+		return a.compare(0, n, opt) == 0 && (a.size() == n || a[n] == '=');
+	};
+	bool only_files = false;
+	for (size_t i = 0; i < args.size(); i++) {
+		const std::string &a = args[i];
+		if (only_files || a.empty() || a[0] != '-' || a == "-") {
+			o.jobfiles.push_back(a);
+		} else if (a == "--") {
+			only_files = true;
+		} else if (a == "--help" || a == "-h") {
+			std::cout << kUsage;
+			std::exit(0);
+		} else if (a == "--version") {
+			std::cout << "efqsim " << kVersion << "\n";
+			std::exit(0);
+		} else if (is(a, "--device")) {
+			o.device = value(i, "--device");
+		} else if (is(a, "--scheduler")) {
+			o.scheduler = value(i, "--scheduler");
+		} else if (is(a, "--hier")) {
+			std::string v = value(i, "--hier");
+			if (v == "on" || v == "1")
+				o.hier = true;
+			else if (v == "off" || v == "0")
+				o.hier = false;
+			else
+				bad_input("--hier takes on or off, not '" + v + "'");
+		} else if (is(a, "--set")) {
+			std::string v = value(i, "--set");
+			size_t eq = v.find('=');
+			if (eq == std::string::npos || eq == 0)
+				bad_input("--set takes NAME=VALUE, not '" + v + "'");
+			o.tunables.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+		} else if (is(a, "--seed")) {
+			std::string v = value(i, "--seed");
+			char *end = nullptr;
+			errno = 0;
+			unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+			if (v.empty() || *end || errno || v[0] == '-')
+				bad_input("--seed takes a non-negative integer, not '" + v + "'");
+			o.seed = n;
+		} else if (is(a, "--output-format")) {
+			std::string v = value(i, "--output-format");
+			if (v == "json")
+				o.json = true;
+			else if (v == "normal")
+				o.json = false;
+			else
+				bad_input("--output-format takes normal or json, not '" + v + "'");
+		} else if (is(a, "--output")) {
+			o.output = value(i, "--output");
+		} else if (a == "--print-device-params") {
+			o.print_params = true;
+		} else {
+			bad_input("unknown option " + a + " (see --help)");
+		}
+	}
+	if (o.jobfiles.empty() && !o.print_params)
+		bad_input("no job file given (see --help)");
+	return o;
+}
+
+std::vector<std::string> scheduler_names(const std::string &s)
+{
+	if (s == "as" || s == "anticipatory")
+		return {"as", "anticipatory"};
+	return {s};
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	Options o = parse_args(argc, argv);
+	if (o.scheduler != "noop") {
+		if (o.scheduler == "cfq" || o.scheduler == "deadline-fq" || o.scheduler == "as" ||
+		    o.scheduler == "anticipatory")
+			bad_input("scheduler " + o.scheduler + " is not available yet (noop is)");
+		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
+	}
+
+	std::string err;
+	std::unique_ptr<efqsim::dev::Device> dev = efqsim::dev::make_device(o.device, &err);
+	if (!dev)
+		bad_input(err);
+	if (o.print_params) {
+		std::cout << dev->params();
+		return 0;
+	}
+	std::string device_name = dev->name();
+
+	efqsim::workload::ParseContext ctx;
+	ctx.capacity_bytes = dev->capacity_sectors() * 512;
+	ctx.scheduler_names = scheduler_names(o.scheduler);
+	ctx.seed = o.seed;
+	efqsim::workload::JobFileInfo info;
+	std::vector<efqsim::workload::JobSpec> jobs =
+		efqsim::workload::parse_jobfiles(o.jobfiles, ctx, &err, &info);
+	if (jobs.empty())
+		bad_input(err.empty() ? "the job files define no job" : err);
+
+	std::ostream *out = &std::cout;
+	std::ofstream file;
+	if (!o.output.empty()) {
+		file.open(o.output);
+		if (!file)
+			bad_input(o.output + ": " + std::strerror(errno));
+		out = &file;
+	}
+
+	efqsim::blk::Config cfg;
+	cfg.scheduler = o.scheduler;
+	cfg.hierarchical = o.hier;
+	cfg.tunables = o.tunables;
+	efqsim::blk::Model model(std::move(dev), cfg);
+	if (!model.init(&err))
+		bad_input(err);
+
+	int64_t start = model.now();
+	efqsim::workload::JobEngine engine(model, jobs);
+	if (!engine.start())
+		bad_input(model.task_error().empty() ? "a job's task could not be created"
+						     : model.task_error());
+
+	bool tty = isatty(2);
+	int64_t step = kSec;
+	int64_t last_shown = -1;
+	while (!engine.finished()) {
+		int64_t t = model.now() + step;
+		if (t - start > kMaxSimNs)
+			internal_error("the jobs did not finish within 24 h of simulated time");
+		model.run_until(t);
+		int64_t shown = (model.now() - start) / kSec;
+		if (tty && shown != last_shown && shown >= 5) {
+			std::cerr << "\refqsim: " << shown << " s simulated" << std::flush;
+			last_shown = shown;
+		}
+	}
+	if (tty && last_shown >= 0)
+		std::cerr << "\r\033[K";
+	int64_t end = engine.end_time();
+	if (!model.drain(model.now() + 3600 * kSec))
+		internal_error("requests still outstanding after the jobs ended (" +
+			       std::to_string(model.outstanding()) + ")");
+	std::string broken = model.check_invariants();
+	if (!broken.empty())
+		internal_error(broken);
+
+	efqsim::report::RunResult r;
+	r.efqsim_version = kVersion;
+	r.seed = o.seed;
+	r.device = device_name;
+	r.scheduler = o.scheduler;
+	r.hierarchical = o.hier;
+	r.tunables = model.tunables();
+	r.duration_ns = end - start;
+	r.jobs = engine.results();
+	r.groups = model.group_results();
+	r.group_reporting = info.group_reporting;
+	r.global_options = info.global_options;
+
+	if (o.json)
+		*out << efqsim::report::to_json(r);
+	else
+		efqsim::report::print_text(r, *out);
+	if (!efqsim::report::write_logs(r, "", &err))
+		bad_input(err);
+	out->flush();
+	if (!*out)
+		bad_input("cannot write the report");
+	return 0;
+}
