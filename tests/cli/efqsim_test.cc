@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+// The efqsim program end to end: the example's shares, flat vs
+// hierarchical, determinism, and every kind of bad input.
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+	int status = -1;
+	std::string out; // stdout and stderr
+};
+
+Result efqsim(const std::string &args)
+{
+	Result r;
+	std::string cmd = std::string(EFQSIM_PATH) + " " + args + " 2>&1";
+	FILE *p = popen(cmd.c_str(), "r");
+	if (!p)
+		return r;
+	std::array<char, 4096> buf;
+	size_t n;
+	while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+		r.out.append(buf.data(), n);
+	int st = pclose(p);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return r;
+}
+
+std::string example(const char *name)
+{
+	return std::string(EFQ_SOURCE_DIR) + "/examples/" + name;
+}
+
+struct Shares {
+	double disk_time = 0, device_busy = 0, bw = 0;
+};
+
+// Ratios of the first job's cgroup to the second's.
+Shares ratios(const std::string &json_text)
+{
+	auto j = nlohmann::json::parse(json_text);
+	Shares s;
+	double bw[2] = {j["jobs"][0]["read"]["bw"].get<double>(),
+			j["jobs"][1]["read"]["bw"].get<double>()};
+	s.bw = bw[0] / bw[1];
+	double dt[2] = {0, 0}, busy[2] = {0, 0};
+	for (auto &g : j["efq"]["groups"]) {
+		int i = g["path"] == "/efq-demo/a" ? 0 : g["path"] == "/efq-demo/b" ? 1 : -1;
+		if (i < 0)
+			continue;
+		dt[i] = g["disk_time_ms"].get<double>();
+		busy[i] = g["device_busy_ms"].get<double>();
+	}
+	s.disk_time = dt[1] > 0 ? dt[0] / dt[1] : 0;
+	s.device_busy = busy[1] > 0 ? busy[0] / busy[1] : 0;
+	return s;
+}
+
+// The acceptance: weights 1000 and 500, identical sequential
+// readers, noop hierarchical on the hdd for 30 s: disk time 2.0 +/- 0.15,
+// device busy 2.0 +/- 0.2, bandwidth 1.7..2.4 -- three measures that agree.
+TEST(Efqsim, TwoGroupsExampleGetsDiskTimeDeviceTimeAndBandwidthByWeight)
+{
+	Result r = efqsim("--output-format=json " + example("two-groups.fio"));
+	ASSERT_EQ(r.status, 0) << r.out;
+	Shares s = ratios(r.out);
+	EXPECT_NEAR(s.disk_time, 2.0, 0.15);
+	EXPECT_NEAR(s.device_busy, 2.0, 0.2);
+	EXPECT_GE(s.bw, 1.7);
+	EXPECT_LE(s.bw, 2.4);
+}
+
+TEST(Efqsim, FlatModeGivesIdenticalJobsEqualBandwidth)
+{
+	Result r = efqsim("--hier off --output-format=json " + example("two-groups.fio"));
+	ASSERT_EQ(r.status, 0) << r.out;
+	Shares s = ratios(r.out);
+	EXPECT_NEAR(s.bw, 1.0, 0.15);
+	EXPECT_NEAR(s.device_busy, 1.0, 0.15);
+	auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["efq"]["hierarchical"], false);
+}
+
+TEST(Efqsim, SameInputsAndSeedGiveByteIdenticalOutput)
+{
+	std::string args = "--seed 7 --output-format=json " + example("two-groups.fio");
+	Result a = efqsim(args), b = efqsim(args);
+	ASSERT_EQ(a.status, 0) << a.out;
+	EXPECT_EQ(a.out, b.out);
+	Result ta = efqsim("--seed 7 " + example("two-groups.fio")),
+	       tb = efqsim("--seed 7 " + example("two-groups.fio"));
+	EXPECT_EQ(ta.out, tb.out);
+}
+
+TEST(Efqsim, TunablesAreAppliedAndReported)
+{
+	Result r = efqsim("--set group_idle=0 --set slice_sync=50 --output-format=json " +
+			  example("two-groups.fio"));
+	ASSERT_EQ(r.status, 0) << r.out;
+	auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["efq"]["tunables"]["group_idle"], "0");
+	EXPECT_EQ(j["efq"]["tunables"]["slice_sync"], "50");
+}
+
+TEST(Efqsim, OutputFileReceivesTheReport)
+{
+	std::string path = ::testing::TempDir() + "efqsim_out.json";
+	Result r =
+		efqsim("--output-format json --output " + path + " " + example("two-groups.fio"));
+	ASSERT_EQ(r.status, 0) << r.out;
+	EXPECT_EQ(r.out, "");
+	std::ifstream f(path);
+	std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+	EXPECT_NO_THROW(nlohmann::json::parse(text));
+}
+
+struct BadInput {
+	const char *args;
+	const char *message;
+};
+
+class EfqsimBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(EfqsimBadInput, FailsWithExitStatus1AndAClearMessage)
+{
+	std::string args = GetParam().args;
+	auto pos = args.find("@EX");
+	if (pos != std::string::npos)
+		args.replace(pos, 3, example("two-groups.fio"));
+	Result r = efqsim(args);
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find(GetParam().message), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+	Cli, EfqsimBadInput,
+	::testing::Values(
+		BadInput{"", "efqsim: no job file given"},
+		BadInput{"--bogus @EX", "efqsim: unknown option --bogus"},
+		BadInput{"--scheduler cfq @EX", "scheduler cfq is not available yet"},
+		BadInput{"--scheduler nosuch @EX", "unknown scheduler 'nosuch'"},
+		BadInput{"--hier maybe @EX", "--hier takes on or off, not 'maybe'"},
+		BadInput{"--set group_idle @EX", "--set takes NAME=VALUE"},
+		BadInput{"--set nosuch=1 @EX", "scheduler noop has no tunable 'nosuch'"},
+		BadInput{"--set slice_sync=abc @EX", "tunable slice_sync=abc: Invalid argument"},
+		BadInput{"--seed -1 @EX", "--seed takes a non-negative integer"},
+		BadInput{"--output-format xml @EX", "--output-format takes normal or json"},
+		BadInput{"--device floppy @EX", "floppy"},
+		BadInput{"/nonexistent.fio", "/nonexistent.fio"},
+		BadInput{"--device", "option --device needs a value"}));
+
+TEST(Efqsim, JobFileErrorsNameFileAndLine)
+{
+	std::string path = ::testing::TempDir() + "bad.fio";
+	std::ofstream(path) << "[global]\nrw=read\n\n[job]\nbs=4q\n";
+	Result r = efqsim(path);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.out.find(path + ":5:"), std::string::npos) << r.out;
+}
+
+TEST(Efqsim, HelpAndVersionSucceed)
+{
+	Result h = efqsim("--help");
+	EXPECT_EQ(h.status, 0);
+	EXPECT_NE(h.out.find("usage: efqsim"), std::string::npos);
+	Result v = efqsim("--version");
+	EXPECT_EQ(v.status, 0);
+	EXPECT_EQ(v.out.rfind("efqsim ", 0), 0u);
+}
+
+} // namespace
