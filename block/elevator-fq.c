@@ -1224,6 +1224,8 @@ static bool efq_may_expire(struct efq_data *efqd, struct efq_queue *ioq,
 	return ok;
 }
 
+static void efq_update_hold(struct efq_data *efqd, bool kick);
+
 /* The timer fired: decide under the lock.  Return true to re-run queues. */
 static bool efq_idle_timeout(struct efq_data *efqd)
 {
@@ -1232,7 +1234,7 @@ static bool efq_idle_timeout(struct efq_data *efqd)
 	struct efq_group *iog;
 
 	if (!ioq)
-		return true;
+		goto kick;
 	iog = ioq->group;
 	efq_clear_queue_wait_request(ioq);
 	efq_clear_group_wait_request(iog);
@@ -1253,8 +1255,8 @@ expire:
 	efq_may_expire(efqd, ioq, false, true);
 	efq_expire_queue(efqd, ioq, reason);
 kick:
-	efqd->hold = false;
-	return true;
+	efq_update_hold(efqd, false);
+	return !efqd->hold;
 }
 
 static enum hrtimer_restart efq_idle_timer_fn(struct hrtimer *timer)
@@ -1456,6 +1458,105 @@ static struct efq_queue *efq_cooperator(struct efq_data *efqd,
 	return coop;
 }
 
+/* What a selection would do with the queue in service. */
+enum efq_verdict {
+	EFQ_NOTHING,	/* nothing is busy */
+	EFQ_KEEP,	/* keep serving the queue in service */
+	EFQ_HOLD,	/* wait: idling, draining, or waiting for completions */
+	EFQ_EXPIRE,	/* expire it and choose the next queue */
+	EFQ_NEW,	/* nothing in service: choose a queue */
+};
+
+struct efq_decision {
+	enum efq_expire_reason reason;
+	bool slice_expired;
+	bool untimed;
+	struct efq_queue *coop;
+};
+
+/*
+ * The selection policy, without side effects, so that the engine can tell
+ * blk-mq exactly whether a dispatch would give a request (efq_has_work()).
+ */
+static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
+				   struct efq_decision *d)
+{
+	struct efq_queue *ioq = efqd->active_queue;
+	struct efq_group *iog;
+
+	d->reason = EFQ_EXPIRE_EMPTY;
+	d->slice_expired = false;
+	d->untimed = false;
+	d->coop = NULL;
+	if (!efqd->busy_queues)
+		return EFQ_NOTHING;
+	if (!ioq)
+		return EFQ_NEW;
+	iog = ioq->group;
+
+	if (efqd->busy_queues == 1 && !ioq->nr_queued)
+		return EFQ_HOLD;
+	if (force) {
+		if (ioq->nr_queued)
+			return EFQ_KEEP;
+		d->reason = EFQ_EXPIRE_FORCED;
+		return EFQ_EXPIRE;
+	}
+	if (efq_queue_must_expire(ioq)) {
+		d->reason = EFQ_EXPIRE_MUST_EXPIRE;
+		return EFQ_EXPIRE;
+	}
+	if (efq_single_queue_untimed(efqd)) {
+		d->untimed = true;
+		return EFQ_KEEP;
+	}
+	if (efq_group_wait_busy(iog))
+		return EFQ_HOLD;
+	if ((efq_queue_slice_used(ioq) || efq_queue_class_idle(ioq)) &&
+	    !efq_queue_must_dispatch(ioq)) {
+		d->slice_expired = true;
+		if ((efq_group_should_idle(ioq) ||
+		     efq_queue_should_wait_busy(ioq)) &&
+		    !efq_group_wait_busy_done(iog))
+			return EFQ_HOLD;
+		d->reason = efq_queue_slice_used(ioq) ? EFQ_EXPIRE_SLICE_USED :
+							EFQ_EXPIRE_IDLE_CLASS;
+		goto expire;
+	}
+	if (ioq->nr_queued)
+		return EFQ_KEEP;
+	d->coop = efq_cooperator(efqd, ioq);
+	if (d->coop) {
+		d->reason = EFQ_EXPIRE_COOPERATOR;
+		goto expire;
+	}
+	if (efq_queue_is_idling(efqd, ioq) ||
+	    (ioq->dispatched && efq_queue_idle_window(ioq)))
+		return EFQ_HOLD;
+	if (efq_group_should_idle(ioq) && ioq->dispatched)
+		return EFQ_HOLD;
+expire:
+	/* fairness: the old queue's requests complete before a switch */
+	if (efqd->fairness && ioq->dispatched &&
+	    !(efqd->ops->features & EFQ_FEAT_SELF_DRAIN))
+		return EFQ_HOLD;
+	return EFQ_EXPIRE;
+}
+
+/*
+ * After an event (a request queued or completed, a timer), note whether a
+ * dispatch would now give a request, and if so have blk-mq ask for it.
+ */
+static void efq_update_hold(struct efq_data *efqd, bool kick)
+{
+	struct efq_decision d;
+
+	efqd->hold = efqd->nr_queued &&
+		     efq_decide(efqd, false, &d) == EFQ_HOLD;
+	if (kick && efqd->nr_queued && !efqd->hold)
+		blk_mq_run_hw_queues(efqd->queue, true);
+}
+
 /**
  * efq_select_queue() - the queue to dispatch from
  * @efqd: the device
@@ -1470,81 +1571,34 @@ static struct efq_queue *efq_cooperator(struct efq_data *efqd,
  */
 struct efq_queue *efq_select_queue(struct efq_data *efqd, bool force)
 {
-	enum efq_expire_reason reason = EFQ_EXPIRE_EMPTY;
 	struct efq_queue *ioq = efqd->active_queue;
-	struct efq_queue *coop = NULL;
-	bool slice_expired = false;
-	struct efq_group *iog;
+	struct efq_decision d;
 
 	lockdep_assert_held(&efqd->lock);
-	if (!efqd->busy_queues)
+	switch (efq_decide(efqd, force, &d)) {
+	case EFQ_NOTHING:
+		efqd->hold = false;
 		return NULL;
-	if (!ioq)
-		goto new_queue;
-	iog = ioq->group;
-
-	if (efqd->busy_queues == 1 && !ioq->nr_queued)
-		goto hold;
-	if (force) {
-		if (ioq->nr_queued)
-			goto keep;
-		reason = EFQ_EXPIRE_FORCED;
-		goto expire;
+	case EFQ_HOLD:
+		efqd->hold = true;
+		return NULL;
+	case EFQ_KEEP:
+		if (d.untimed)
+			efq_mark_queue_charge_one_slice(ioq);
+		break;
+	case EFQ_EXPIRE:
+		if (!efq_may_expire(efqd, ioq, d.slice_expired, force))
+			break;
+		efq_expire_queue(efqd, ioq, d.reason);
+		fallthrough;
+	case EFQ_NEW:
+		ioq = efq_set_active_queue(efqd, d.coop);
+		break;
 	}
-	if (efq_queue_must_expire(ioq)) {
-		efq_log_queue(ioq, "select: must_expire, expire");
-		reason = EFQ_EXPIRE_MUST_EXPIRE;
-		goto expire;
-	}
-	if (efq_single_queue_untimed(efqd)) {
-		efq_mark_queue_charge_one_slice(ioq);
-		goto keep;
-	}
-	if (efq_group_wait_busy(iog))
-		goto hold;
-	if ((efq_queue_slice_used(ioq) || efq_queue_class_idle(ioq)) &&
-	    !efq_queue_must_dispatch(ioq)) {
-		slice_expired = true;
-		if ((efq_group_should_idle(ioq) ||
-		     efq_queue_should_wait_busy(ioq)) &&
-		    !efq_group_wait_busy_done(iog))
-			goto hold;
-		reason = efq_queue_slice_used(ioq) ? EFQ_EXPIRE_SLICE_USED :
-						     EFQ_EXPIRE_IDLE_CLASS;
-		goto expire;
-	}
-	if (ioq->nr_queued)
-		goto keep;
-	coop = efq_cooperator(efqd, ioq);
-	if (coop) {
-		reason = EFQ_EXPIRE_COOPERATOR;
-		goto expire;
-	}
-	if (efq_queue_is_idling(efqd, ioq) ||
-	    (ioq->dispatched && efq_queue_idle_window(ioq)))
-		goto hold;
-	if (efq_group_should_idle(ioq) && ioq->dispatched)
-		goto hold;
-expire:
-	if (efqd->fairness && !force && ioq->dispatched &&
-	    !(efqd->ops->features & EFQ_FEAT_SELF_DRAIN)) {
-		efq_log_queue(ioq, "select: wait for requests to finish disp=%u",
-			      ioq->dispatched);
-		goto hold;
-	}
-	if (!efq_may_expire(efqd, ioq, slice_expired, force))
-		goto keep;
-	efq_expire_queue(efqd, ioq, reason);
-new_queue:
-	ioq = efq_set_active_queue(efqd, coop);
-keep:
 	if (ioq)
 		efq_check_late_preemption(efqd, ioq);
 	efqd->hold = false;
 	return ioq;
-hold:
-	efqd->hold = true;
-	return NULL;
 }
 EXPORT_SYMBOL_GPL(efq_select_queue);
 
@@ -1698,7 +1752,6 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	efqd->nr_queued++;
 	if (rq->cmd_flags & REQ_META)
 		ioq->meta_pending++;
-	efqd->hold = false;
 	if (!efq_queue_busy(ioq))
 		efq_add_busy(efqd, ioq);
 
@@ -1711,24 +1764,19 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 		efq_timer_cancel(efqd);
 		efq_clear_group_wait_busy(iog);
 		efq_mark_group_wait_busy_done(iog);
-		efq_schedule_dispatch(efqd);
-		return;
-	}
-
-	if (ioq == efqd->active_queue) {
+	} else if (ioq == efqd->active_queue) {
 		if (group_wait_req || efq_queue_wait_request(ioq)) {
 			/* what we idled for: dispatch it even past the slice */
 			efq_clear_queue_wait_request(ioq);
 			efq_timer_cancel(efqd);
 			efq_mark_queue_must_dispatch(ioq);
-			efq_schedule_dispatch(efqd);
 		}
 	} else if (efq_should_preempt(efqd, ioq, rq, group_wait_req)) {
 		efq_preempt_queue(efqd, ioq);
-		efq_schedule_dispatch(efqd);
 	} else {
 		efq_set_late_preemption(efqd, ioq);
 	}
+	efq_update_hold(efqd, true);
 }
 EXPORT_SYMBOL_GPL(efq_request_add);
 
@@ -1856,8 +1904,7 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		ioq->dispatched--;
 	if (ioq == efqd->active_queue)
 		efq_active_completed(efqd, ioq, rq);
-	efqd->hold = false;
-	efq_schedule_dispatch(efqd);
+	efq_update_hold(efqd, true);
 }
 EXPORT_SYMBOL_GPL(efq_request_completed);
 

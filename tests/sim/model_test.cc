@@ -283,6 +283,7 @@ TEST_F(ModelTest, HierarchicalNoopDividesDeviceTimeByWeight)
 	ASSERT_GT(bb, 0);
 	EXPECT_NEAR(ta / tb, 2.0, 0.2) << "engine disk time";
 	EXPECT_NEAR(ba / bb, 2.0, 0.2) << "device busy time";
+	EXPECT_EQ(m_->counters().budget_reruns, 0u) << "the engine idles with has_work false";
 }
 
 TEST_F(ModelTest, FlatNoopIgnoresCgroupWeights)
