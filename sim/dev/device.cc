@@ -64,6 +64,21 @@ bool check_request(const Device &dev, const Request &rq, std::string *why)
 	return false;
 }
 
+void check_submit(const Device &dev, const Request &rq, int64_t now, int64_t dev_now,
+		  bool id_in_flight)
+{
+	std::string why;
+	std::string what = dev.name() + ": request " + std::to_string(rq.id) + ": ";
+	if (!check_request(dev, rq, &why))
+		throw RejectedRequest(what + why);
+	if (now < dev_now)
+		throw RejectedRequest(what + "submitted at " + std::to_string(now) +
+				      " ns, before the device time " + std::to_string(dev_now) +
+				      " ns");
+	if (id_in_flight)
+		throw RejectedRequest(what + "id already in flight");
+}
+
 const std::vector<std::string> &model_names()
 {
 	static const std::vector<std::string> names = {"hdd", "ssd", "null"};

@@ -88,6 +88,12 @@ public:
 // the device, tag < kMaxTags.  false with the reason in @why (if not null).
 bool check_request(const Device &dev, const Request &rq, std::string *why);
 
+// Everything a model's submit() checks before accepting @rq at @now: the
+// preconditions above, time not going back from the model's own @dev_now,
+// and an id not already in flight.  Throws RejectedRequest naming the model.
+void check_submit(const Device &dev, const Request &rq, int64_t now, int64_t dev_now,
+		  bool id_in_flight);
+
 // The built-in model names, the default first: {"hdd", "ssd", "null"}.
 const std::vector<std::string> &model_names();
 

@@ -41,16 +41,7 @@ std::string NullDevice::params() const
 
 void NullDevice::submit(const Request &rq, int64_t now)
 {
-	std::string why;
-	std::string what = "null: request " + std::to_string(rq.id) + ": ";
-	if (!check_request(*this, rq, &why))
-		throw RejectedRequest(what + why);
-	if (now < now_)
-		throw RejectedRequest(what + "submitted at " + std::to_string(now) +
-				      " ns, before the device time " + std::to_string(now_) +
-				      " ns");
-	if (ids_.count(rq.id))
-		throw RejectedRequest(what + "id already in flight");
+	check_submit(*this, rq, now, now_, ids_.count(rq.id) > 0);
 	now_ = now;
 	int64_t end = now + latency_ns_;
 	if (ns_per_byte_ > 0) {

@@ -72,16 +72,7 @@ std::string Ssd::params() const
 
 void Ssd::submit(const Request &rq, int64_t now)
 {
-	std::string why;
-	std::string what = "ssd: request " + std::to_string(rq.id) + ": ";
-	if (!check_request(*this, rq, &why))
-		throw RejectedRequest(what + why);
-	if (now < now_)
-		throw RejectedRequest(what + "submitted at " + std::to_string(now) +
-				      " ns, before the device time " + std::to_string(now_) +
-				      " ns");
-	if (ids_.count(rq.id))
-		throw RejectedRequest(what + "id already in flight");
+	check_submit(*this, rq, now, now_, ids_.count(rq.id) > 0);
 	run(now);
 	ids_.insert(rq.id);
 	in_flight_++;
