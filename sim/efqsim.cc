@@ -37,8 +37,8 @@ kernel's own code) and prints fio's report plus each cgroup's disk time.
 
 options:
   --device D              hdd (default), ssd, null, or a parameter file
-  --scheduler S           noop (default); cfq, deadline-fq and as are not
-                          available yet
+  --scheduler S           cfq, deadline-fq, as (alias anticipatory) or noop
+                          (default)
   --hier on|off           hierarchical (cgroups get their weights; default)
                           or flat (every queue in the root group)
   --set NAME=VALUE        set a scheduler tunable (repeatable), e.g.
@@ -165,10 +165,11 @@ std::vector<std::string> scheduler_names(const std::string &s)
 int main(int argc, char **argv)
 {
 	Options o = parse_args(argc, argv);
-	if (o.scheduler != "noop") {
+	efqsim::blk::ensure_modules();
+	if (!efqsim::blk::scheduler_exists(o.scheduler)) {
 		if (o.scheduler == "cfq" || o.scheduler == "deadline-fq" || o.scheduler == "as" ||
 		    o.scheduler == "anticipatory")
-			bad_input("scheduler " + o.scheduler + " is not available yet (noop is)");
+			bad_input("scheduler " + o.scheduler + " is not available yet");
 		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
 	}
 

@@ -46,6 +46,12 @@ void ensure_modules()
 	}
 }
 
+bool scheduler_exists(const std::string &name)
+{
+	ensure_modules();
+	return sim_elv_find(name.c_str()) != nullptr;
+}
+
 struct Model::Task {
 	workload::TaskId id = 0;
 	pid_t pid = 0;

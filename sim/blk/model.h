@@ -45,6 +45,8 @@ namespace efqsim::blk {
 
 // Run the module_init of everything compiled in (efq, the schedulers), once.
 void ensure_modules();
+// Is a scheduler of that name (or alias) registered?
+bool scheduler_exists(const std::string &name);
 
 struct Config {
 	std::string scheduler = "noop";

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+// Scheduler tests in the simulator: a fixture that runs one scheduler (the
+// real block/*-iosched.c) on the block layer model with a recording device,
+// tasks in cgroups, and closed-loop jobs.  Every test ends with a drain and
+// the model's invariant check; any WARN, lock error or leak fails it.
+#pragma once
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sim/gtest_guard.h>
+
+#include "blk/model.h"
+
+namespace efqtest {
+
+using efqsim::blk::Config;
+using efqsim::blk::Model;
+using efqsim::workload::Io;
+using efqsim::workload::TaskId;
+using efqsim::workload::TaskSpec;
+namespace dev = efqsim::dev;
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kUs = 1'000;
+
+// Serves one request at a time, in the order the block layer sent them,
+// each taking @per_rq plus @per_sector per sector (a seek-less disk), and
+// records what it was sent.  Busy time is accounted to the request's tag.
+class RecordingDevice final : public dev::Device {
+public:
+	RecordingDevice(uint32_t depth, int64_t per_rq, int64_t per_sector = 0)
+	    : depth_(depth), per_rq_(per_rq), per_sector_(per_sector)
+	{
+	}
+	std::string name() const override { return "recording"; }
+	uint32_t queue_depth() const override { return depth_; }
+	bool rotational() const override { return true; }
+	uint64_t capacity_sectors() const override { return 1ull << 31; }
+	uint32_t in_flight() const override { return static_cast<uint32_t>(q_.size()); }
+	void submit(const dev::Request &rq, int64_t now) override
+	{
+		int64_t start = q_.empty() ? now : std::max(now, q_.back().second);
+		int64_t cost = per_rq_ + per_sector_ * rq.sectors;
+		q_.push_back({rq, start + cost});
+		if (busy_.size() <= rq.tag)
+			busy_.resize(rq.tag + 1);
+		busy_[rq.tag] += cost;
+		total_ += cost;
+		sent.push_back({rq, now});
+	}
+	int64_t next_event() const override { return q_.empty() ? dev::kNever : q_.front().second; }
+	void advance(int64_t now, std::vector<dev::Completion> &out) override
+	{
+		while (!q_.empty() && q_.front().second <= now) {
+			out.push_back({q_.front().first.id, q_.front().second});
+			q_.pop_front();
+		}
+	}
+	const std::vector<int64_t> &busy_by_tag() const override { return busy_; }
+	int64_t busy_total() const override { return total_; }
+
+	struct Sent {
+		dev::Request rq;
+		int64_t when;
+	};
+	std::vector<Sent> sent; // every request, in dispatch order
+
+private:
+	uint32_t depth_;
+	int64_t per_rq_, per_sector_;
+	std::deque<std::pair<dev::Request, int64_t>> q_;
+	std::vector<int64_t> busy_;
+	int64_t total_ = 0;
+};
+
+inline TaskSpec Spec(const std::string &comm, const std::string &cgroup = "",
+		     unsigned int weight = 0, int ioprio_class = 0, int ioprio = 4)
+{
+	TaskSpec s;
+	s.comm = comm;
+	s.cgroup = cgroup;
+	s.cgroup_weight = weight;
+	s.ioprio_class = ioprio_class;
+	s.ioprio = ioprio;
+	return s;
+}
+
+class SchedEnv : public ::testing::Environment {
+public:
+	void SetUp() override { efqsim::blk::ensure_modules(); }
+};
+
+class SchedTest : public SimTest {
+protected:
+	RecordingDevice *dev_ = nullptr;
+	std::unique_ptr<Model> m_;
+
+	// A model running @cfg.scheduler on a RecordingDevice.
+	void Make(const Config &cfg, uint32_t depth = 1, int64_t per_rq = kMs,
+		  int64_t per_sector = 0)
+	{
+		auto d = std::make_unique<RecordingDevice>(depth, per_rq, per_sector);
+		dev_ = d.get();
+		m_ = std::make_unique<Model>(std::move(d), cfg);
+		std::string err;
+		ASSERT_TRUE(m_->init(&err)) << err;
+	}
+	// A model on one of the built-in devices ("hdd", "ssd", "null").
+	void MakeOn(const Config &cfg, const std::string &device)
+	{
+		std::string err;
+		auto d = dev::make_device(device, &err);
+		ASSERT_TRUE(d) << err;
+		m_ = std::make_unique<Model>(std::move(d), cfg);
+		ASSERT_TRUE(m_->init(&err)) << err;
+	}
+	void TearDown() override
+	{
+		if (m_) {
+			EXPECT_TRUE(m_->drain(m_->now() + 3600'000 * kMs)) << "requests stuck";
+			EXPECT_EQ(m_->check_invariants(), "");
+		}
+		m_.reset();
+		SimTest::TearDown();
+	}
+
+	TaskId Task(const TaskSpec &spec)
+	{
+		TaskId t = m_->create_task(spec);
+		EXPECT_NE(t, 0u) << m_->task_error();
+		return t;
+	}
+
+	// One IO now; returns a slot that records its completion time.
+	std::shared_ptr<int64_t> Submit(TaskId t, uint64_t offset, uint32_t bytes,
+					bool write = false, bool sync = true, bool meta = false)
+	{
+		auto done = std::make_shared<int64_t>(-1);
+		Io io;
+		io.offset = offset;
+		io.bytes = bytes;
+		io.write = write;
+		io.sync = sync;
+		io.meta = meta;
+		m_->submit(t, io, [done](int64_t when) { *done = when; });
+		return done;
+	}
+
+	// A closed-loop job: keeps @depth IOs of @bytes in flight until @until,
+	// sequential from @start or random over [@start, @start + 1 GiB).
+	struct Job {
+		Model *m;
+		TaskId t;
+		uint32_t bytes;
+		uint64_t start, next, rng;
+		int64_t until;
+		bool write, random, sync;
+		int64_t think = 0; // ns between a completion and the next IO
+		uint64_t done = 0; // bytes completed
+		uint64_t ios = 0;
+		int64_t max_lat = 0;
+
+		void Issue()
+		{
+			if (m->now() >= until)
+				return;
+			Io io;
+			if (random) {
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				io.offset = start + ((rng >> 20) % (1ull << 18)) * 4096;
+			} else {
+				io.offset = next;
+				next += bytes;
+			}
+			io.bytes = bytes;
+			io.write = write;
+			io.sync = sync;
+			int64_t submitted = m->now();
+			m->submit(t, io, [this, submitted](int64_t when) {
+				done += bytes;
+				ios++;
+				max_lat = std::max(max_lat, when - submitted);
+				if (think)
+					m->at(when + think, [this] { Issue(); });
+				else
+					Issue();
+			});
+		}
+	};
+	std::vector<std::unique_ptr<Job>> jobs_;
+
+	Job *Loop(TaskId t, int depth, uint32_t bytes, uint64_t start, int64_t until,
+		  bool write = false, bool random = false, bool sync = true)
+	{
+		jobs_.push_back(
+			std::make_unique<Job>(Job{m_.get(), t, bytes, start, start, start + 12345,
+						  until, write, random, sync}));
+		Job *j = jobs_.back().get();
+		for (int i = 0; i < depth; i++)
+			m_->at(m_->now(), [j] { j->Issue(); });
+		return j;
+	}
+
+	// The group results by cgroup path.
+	std::map<std::string, efqsim::report::GroupResult> Groups()
+	{
+		std::map<std::string, efqsim::report::GroupResult> out;
+		for (auto &g : m_->group_results())
+			out[g.path] = g;
+		return out;
+	}
+};
+
+} // namespace efqtest
