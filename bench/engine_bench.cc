@@ -11,6 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -188,6 +190,7 @@ void BM_Cycle(benchmark::State &state)
 	const bool hier = state.range(1) != 0;
 	Device dev(nqueues, hier);
 	int n = 0;
+	auto t0 = std::chrono::steady_clock::now();
 	for (auto _ : state) {
 		dev.Cycle();
 		if (++n == 64) {
@@ -195,8 +198,17 @@ void BM_Cycle(benchmark::State &state)
 			sim_clock_advance(1000000);
 		}
 	}
+	double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0)
+			    .count() /
+		    (double)state.iterations();
+	// the first case (1 queue, flat) is the baseline of this process's run
+	static double baseline_ns = 0;
+	if (nqueues == 1 && !hier)
+		baseline_ns = ns;
 	state.SetLabel(hier ? "3-level" : "flat");
 	state.counters["expiries"] = (double)dev.Expired();
+	if (baseline_ns > 0)
+		state.counters["cost_vs_1_flat"] = ns / baseline_ns;
 }
 
 void Args(benchmark::internal::Benchmark *b)
