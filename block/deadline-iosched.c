@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * deadline-fq: the deadline IO scheduler on the efq fair-queuing engine.
+ *
+ * Each group (cgroup) of a device has one queue, a struct deadline_queue.
+ * The engine chooses which group's queue is served and for how long;
+ * inside a queue the deadline rules choose the request:
+ *
+ * - Requests are kept twice per direction: in a tree sorted by start
+ *   sector and in a FIFO in arrival order, each stamped with a deadline
+ *   (read_expire or write_expire after its insertion).
+ * - Dispatch goes in batches.  A batch runs in one direction, in ascending
+ *   sector order from where it started, for at most fifo_batch requests,
+ *   or until that direction has nothing above the last request.
+ * - Between batches a direction is chosen: reads, unless writes are
+ *   waiting and reads have already won writes_starved choices in a row.
+ * - The new batch starts at the sorted successor of the previous request
+ *   of that direction; if the oldest request of the direction is past its
+ *   deadline, or there is no successor, it starts at that oldest request.
+ *
+ * Batching state (next_rq, batching, starved) is per queue, so a group
+ * interrupted by the engine resumes its own batch; the head position
+ * (last_sector) and the tunables are per device.  In flat mode every
+ * request goes to the root group's queue, and the scheduler is the classic
+ * deadline scheduler.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/bio.h>
+#include <linux/rbtree.h>
+#include <linux/ktime.h>
+#include <linux/kstrtox.h>
+#include <linux/elevator-fq.h>
+
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-sched.h"
+#include "blk-wbt.h"
+
+/* Defaults of the tunables. */
+#define DL_READ_EXPIRE_MS	500
+#define DL_WRITE_EXPIRE_MS	5000
+#define DL_WRITES_STARVED	2
+#define DL_FIFO_BATCH		16
+
+/**
+ * struct deadline_queue - the requests of one group
+ * @sort_list: per direction (READ, WRITE), queued requests by start sector;
+ *	requests with the same start sector are all kept
+ * @fifo_list: per direction, queued requests in arrival order; each
+ *	request's fifo_time is its deadline in ns
+ * @dispatch: requests inserted at the head (requeues), served first
+ * @next_rq: per direction, the sorted successor of the last request
+ *	dispatched from this queue; at most one of the two is set
+ * @batching: requests dispatched in the current batch
+ * @starved: times reads were chosen while writes were waiting
+ */
+struct deadline_queue {
+	struct rb_root sort_list[2];
+	struct list_head fifo_list[2];
+	struct list_head dispatch;
+	struct request *next_rq[2];
+	unsigned int batching;
+	unsigned int starved;
+};
+
+/**
+ * struct deadline_data - the per-device part, shared by all groups
+ * @last_sector: end of the last request dispatched (the head position)
+ * @fifo_expire: per direction, how long a request may wait, in ns
+ * @fifo_batch: most requests in one batch
+ * @writes_starved: read batches chosen over waiting writes before writes
+ *	get a batch
+ * @front_merges: look bios up for front merges in the sort trees
+ */
+struct deadline_data {
+	sector_t last_sector;
+	u64 fifo_expire[2];
+	unsigned int fifo_batch;
+	unsigned int writes_starved;
+	unsigned int front_merges;
+};
+
+static inline struct efq_data *dl_efqd(struct request_queue *q)
+{
+	return q->elevator->elevator_data;
+}
+
+static inline struct deadline_data *dl_data(struct efq_data *efqd)
+{
+	return efqd->sched_data;
+}
+
+/* A request's queue, set at insert; NULL until then. */
+static inline struct efq_queue *dl_rq_ioq(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
+static void *dl_alloc_sched_queue(struct efq_data *efqd, struct efq_queue *ioq,
+				  gfp_t gfp)
+{
+	struct deadline_queue *dq;
+	int dir;
+
+	dq = kzalloc_node(sizeof(*dq), gfp, efqd->queue->node);
+	if (!dq)
+		return NULL;
+	for (dir = READ; dir <= WRITE; dir++) {
+		dq->sort_list[dir] = RB_ROOT;
+		INIT_LIST_HEAD(&dq->fifo_list[dir]);
+	}
+	INIT_LIST_HEAD(&dq->dispatch);
+	return dq;
+}
+
+static void dl_free_sched_queue(struct efq_data *efqd, void *sq)
+{
+	struct deadline_queue *dq = sq;
+
+	WARN_ON_ONCE(!list_empty(&dq->fifo_list[READ]));
+	WARN_ON_ONCE(!list_empty(&dq->fifo_list[WRITE]));
+	WARN_ON_ONCE(!list_empty(&dq->dispatch));
+	kfree(dq);
+}
+
+static const struct efq_sched_ops dl_efq_ops = {
+	.features		= EFQ_FEAT_SINGLE_QUEUE,
+	.alloc_sched_queue	= dl_alloc_sched_queue,
+	.free_sched_queue	= dl_free_sched_queue,
+};
+
+static int dl_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct deadline_data *dd;
+	struct elevator_queue *eq;
+	struct efq_data *efqd;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	dd = kzalloc_node(sizeof(*dd), GFP_KERNEL, q->node);
+	if (!dd) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	dd->fifo_expire[READ] = DL_READ_EXPIRE_MS * NSEC_PER_MSEC;
+	dd->fifo_expire[WRITE] = DL_WRITE_EXPIRE_MS * NSEC_PER_MSEC;
+	dd->fifo_batch = DL_FIFO_BATCH;
+	dd->writes_starved = DL_WRITES_STARVED;
+	dd->front_merges = 1;
+
+	efqd = efq_init_data(q, eq, &dl_efq_ops, dd);
+	if (IS_ERR(efqd)) {
+		kfree(dd);
+		kobject_put(&eq->kobj);
+		return PTR_ERR(efqd);
+	}
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	wbt_disable_default(q);
+	q->elevator = eq;
+	return 0;
+}
+
+static void dl_exit_sched(struct elevator_queue *e)
+{
+	struct efq_data *efqd = e->elevator_data;
+	struct deadline_data *dd = dl_data(efqd);
+
+	efq_exit_data(efqd);
+	kfree(dd);
+}
+
+static void dl_prepare_request(struct request *rq)
+{
+	RB_CLEAR_NODE(&rq->rb_node);	/* in no sort tree yet */
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+}
+
+/* Take @rq out of @dq (tree, FIFO or head list) and out of the merge hash. */
+static void dl_del_request(struct request_queue *q, struct deadline_queue *dq,
+			   struct request *rq)
+{
+	int dir = rq_data_dir(rq);
+
+	if (!RB_EMPTY_NODE(&rq->rb_node)) {
+		if (dq->next_rq[dir] == rq)
+			dq->next_rq[dir] = elv_rb_latter_request(q, rq);
+		elv_rb_del(&dq->sort_list[dir], rq);
+	}
+	rq_fifo_clear(rq);
+	elv_rqhash_del(q, rq);
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+}
+
+static void dl_insert_requests(struct blk_mq_hw_ctx *hctx,
+			       struct list_head *list, bool at_head)
+{
+	struct request_queue *q = hctx->queue;
+	struct efq_data *efqd = dl_efqd(q);
+	struct deadline_data *dd = dl_data(efqd);
+	LIST_HEAD(free);
+
+	spin_lock_irq(&efqd->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+		struct deadline_queue *dq;
+		struct efq_queue *ioq;
+		int dir = rq_data_dir(rq);
+
+		list_del_init(&rq->queuelist);
+		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
+			continue;
+		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));
+		dq = ioq->sched_queue;
+		efq_get_queue(ioq);
+		rq->elv.priv[0] = ioq;
+		if (at_head) {
+			RB_CLEAR_NODE(&rq->rb_node);
+			list_add(&rq->queuelist, &dq->dispatch);
+		} else {
+			elv_rb_add(&dq->sort_list[dir], rq);
+			rq->fifo_time = ktime_get_ns() + dd->fifo_expire[dir];
+			list_add_tail(&rq->queuelist, &dq->fifo_list[dir]);
+			if (rq_mergeable(rq)) {
+				elv_rqhash_add(q, rq);
+				if (!q->last_merge)
+					q->last_merge = rq;
+			}
+		}
+		efq_request_add(efqd, ioq, rq);
+	}
+	spin_unlock_irq(&efqd->lock);
+	blk_mq_free_requests(&free);
+}
+
+/* Is the oldest request of direction @dir past its deadline? */
+static bool dl_fifo_expired(struct deadline_queue *dq, int dir)
+{
+	struct request *rq;
+
+	if (list_empty(&dq->fifo_list[dir]))
+		return false;
+	rq = rq_entry_fifo(dq->fifo_list[dir].next);
+	return ktime_get_ns() > rq->fifo_time;
+}
+
+/*
+ * The request @dq sends next by the deadline rules, left in place.  Batch
+ * and starvation counts are updated as if it is dispatched, which it is.
+ */
+static struct request *dl_choose_request(struct deadline_data *dd,
+					 struct deadline_queue *dq)
+{
+	bool reads = !list_empty(&dq->fifo_list[READ]);
+	bool writes = !list_empty(&dq->fifo_list[WRITE]);
+	struct request *rq;
+	int dir;
+
+	if (!list_empty(&dq->dispatch))
+		return list_first_entry(&dq->dispatch, struct request,
+					queuelist);
+
+	/* The batch in progress goes on in sector order. */
+	rq = dq->next_rq[WRITE] ? dq->next_rq[WRITE] : dq->next_rq[READ];
+	if (rq && dq->batching < dd->fifo_batch) {
+		dq->batching++;
+		return rq;
+	}
+
+	/* A new batch: reads first, unless writes waited long enough. */
+	if (reads && !(writes && dq->starved++ >= dd->writes_starved)) {
+		dir = READ;
+	} else if (writes) {
+		dq->starved = 0;
+		dir = WRITE;
+	} else {
+		return NULL;
+	}
+
+	/*
+	 * Continue the sweep at the sorted successor, unless the oldest
+	 * request is late or the sweep reached the end (or was in the other
+	 * direction): then start over at the oldest request.
+	 */
+	if (dl_fifo_expired(dq, dir) || !dq->next_rq[dir])
+		rq = rq_entry_fifo(dq->fifo_list[dir].next);
+	else
+		rq = dq->next_rq[dir];
+	dq->batching = 1;
+	return rq;
+}
+
+static struct request *dl_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct request_queue *q = hctx->queue;
+	struct efq_data *efqd = dl_efqd(q);
+	struct deadline_data *dd = dl_data(efqd);
+	struct deadline_queue *dq;
+	struct request *rq = NULL;
+	struct efq_queue *ioq;
+
+	spin_lock_irq(&efqd->lock);
+	ioq = efq_select_queue(efqd, false);
+	if (!ioq)
+		goto out;
+	dq = ioq->sched_queue;
+	rq = dl_choose_request(dd, dq);
+	if (!rq) {
+		efq_hold_dispatch(efqd);
+		goto out;
+	}
+	if (!RB_EMPTY_NODE(&rq->rb_node)) {
+		int dir = rq_data_dir(rq);
+
+		/* The batch goes on from here, in this direction only. */
+		dq->next_rq[READ] = NULL;
+		dq->next_rq[WRITE] = NULL;
+		dq->next_rq[dir] = elv_rb_latter_request(q, rq);
+	}
+	dl_del_request(q, dq, rq);
+	dd->last_sector = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	rq->elv.priv[1] = rq;	/* dispatched: the engine counts it in flight */
+	efq_request_dispatched(efqd, ioq, rq);
+out:
+	spin_unlock_irq(&efqd->lock);
+	return rq;
+}
+
+static bool dl_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	return efq_has_work(dl_efqd(hctx->queue));
+}
+
+static void dl_finish_request(struct request *rq)
+{
+	struct efq_queue *ioq = dl_rq_ioq(rq);
+	struct efq_data *efqd;
+	unsigned long flags;
+
+	if (!ioq)
+		return;
+	efqd = ioq->efqd;
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (rq->elv.priv[1])
+		efq_request_completed(efqd, ioq, rq);
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+	efq_put_queue(ioq);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+static void dl_requeue_request(struct request *rq)
+{
+	struct efq_queue *ioq = dl_rq_ioq(rq);
+	struct efq_data *efqd;
+	unsigned long flags;
+
+	if (!ioq)
+		return;
+	efqd = ioq->efqd;
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (rq->elv.priv[1])
+		efq_request_requeued(efqd, ioq, rq);
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+	efq_put_queue(ioq);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+static bool dl_bio_merge(struct request_queue *q, struct bio *bio,
+			 unsigned int nr_segs)
+{
+	struct efq_data *efqd = dl_efqd(q);
+	struct request *free = NULL;
+	bool ret;
+
+	spin_lock_irq(&efqd->lock);
+	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	spin_unlock_irq(&efqd->lock);
+	if (free)
+		blk_mq_free_request(free);
+	return ret;
+}
+
+/*
+ * Front merges: a queued request of the bio's group that starts where the
+ * bio ends.  Back merges are found by the block core's hash.
+ */
+static int dl_request_merge(struct request_queue *q, struct request **req,
+			    struct bio *bio)
+{
+	struct efq_data *efqd = dl_efqd(q);
+	struct deadline_queue *dq;
+	struct efq_group *iog;
+	struct request *rq;
+
+	lockdep_assert_held(&efqd->lock);
+	if (!dl_data(efqd)->front_merges)
+		return ELEVATOR_NO_MERGE;
+	iog = efq_group_of_bio(efqd, bio);
+	if (!iog->ioq)
+		return ELEVATOR_NO_MERGE;
+	dq = iog->ioq->sched_queue;
+	rq = elv_rb_find(&dq->sort_list[bio_data_dir(bio)],
+			 bio_end_sector(bio));
+	if (rq && elv_bio_merge_ok(rq, bio)) {
+		*req = rq;
+		return ELEVATOR_FRONT_MERGE;
+	}
+	return ELEVATOR_NO_MERGE;
+}
+
+/* A front merge moved @rq's start sector: move it in its sort tree. */
+static void dl_request_merged(struct request_queue *q, struct request *rq,
+			      enum elv_merge type)
+{
+	struct efq_queue *ioq = dl_rq_ioq(rq);
+	struct deadline_queue *dq;
+	int dir = rq_data_dir(rq);
+
+	if (type != ELEVATOR_FRONT_MERGE || !ioq ||
+	    RB_EMPTY_NODE(&rq->rb_node))
+		return;
+	dq = ioq->sched_queue;
+	elv_rb_del(&dq->sort_list[dir], rq);
+	elv_rb_add(&dq->sort_list[dir], rq);
+}
+
+/* @next was merged into @rq: @rq keeps the earlier deadline, @next goes. */
+static void dl_requests_merged(struct request_queue *q, struct request *rq,
+			       struct request *next)
+{
+	struct efq_data *efqd = dl_efqd(q);
+	struct efq_queue *ioq = dl_rq_ioq(next);
+
+	if (!ioq)
+		return;		/* @next was never inserted */
+	if (dl_rq_ioq(rq) == ioq && !RB_EMPTY_NODE(&rq->rb_node) &&
+	    !RB_EMPTY_NODE(&next->rb_node) && next->fifo_time < rq->fifo_time) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	dl_del_request(q, ioq->sched_queue, next);
+	efq_request_merged_away(efqd, ioq, next);
+}
+
+/* Never merge a bio into a request of another group. */
+static bool dl_allow_merge(struct request_queue *q, struct request *rq,
+			   struct bio *bio)
+{
+	struct efq_data *efqd = dl_efqd(q);
+	struct efq_queue *ioq = dl_rq_ioq(rq);
+
+	lockdep_assert_held(&efqd->lock);
+	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
+}
+
+/* --- sysfs tunables ------------------------------------------------------ */
+
+enum dl_tunable {
+	DL_TUNE_READ_EXPIRE,
+	DL_TUNE_WRITE_EXPIRE,
+	DL_TUNE_WRITES_STARVED,
+	DL_TUNE_FRONT_MERGES,
+	DL_TUNE_FIFO_BATCH,
+};
+
+static ssize_t dl_tunable_show(struct elevator_queue *e, enum dl_tunable t,
+			       char *page)
+{
+	struct efq_data *efqd = e->elevator_data;
+	struct deadline_data *dd = dl_data(efqd);
+	u64 v;
+
+	spin_lock_irq(&efqd->lock);
+	switch (t) {
+	case DL_TUNE_READ_EXPIRE:
+		v = div_u64(dd->fifo_expire[READ], NSEC_PER_MSEC);
+		break;
+	case DL_TUNE_WRITE_EXPIRE:
+		v = div_u64(dd->fifo_expire[WRITE], NSEC_PER_MSEC);
+		break;
+	case DL_TUNE_WRITES_STARVED:
+		v = dd->writes_starved;
+		break;
+	case DL_TUNE_FRONT_MERGES:
+		v = dd->front_merges;
+		break;
+	default:
+		v = dd->fifo_batch;
+		break;
+	}
+	spin_unlock_irq(&efqd->lock);
+	return sprintf(page, "%llu\n", (unsigned long long)v);
+}
+
+/*
+ * A value that is not a (64-bit signed) number is -EINVAL; numbers out of
+ * range are clamped: read_expire and write_expire to 0..INT_MAX ms,
+ * writes_starved to 0..INT_MAX, front_merges to 0..1, fifo_batch to
+ * 1..INT_MAX.
+ */
+static ssize_t dl_tunable_store(struct elevator_queue *e, enum dl_tunable t,
+				const char *page, size_t count)
+{
+	struct efq_data *efqd = e->elevator_data;
+	struct deadline_data *dd = dl_data(efqd);
+	long long v;
+
+	if (kstrtoll(page, 10, &v))
+		return -EINVAL;
+	spin_lock_irq(&efqd->lock);
+	switch (t) {
+	case DL_TUNE_READ_EXPIRE:
+		dd->fifo_expire[READ] = clamp_t(long long, v, 0, INT_MAX) *
+					NSEC_PER_MSEC;
+		break;
+	case DL_TUNE_WRITE_EXPIRE:
+		dd->fifo_expire[WRITE] = clamp_t(long long, v, 0, INT_MAX) *
+					 NSEC_PER_MSEC;
+		break;
+	case DL_TUNE_WRITES_STARVED:
+		dd->writes_starved = clamp_t(long long, v, 0, INT_MAX);
+		break;
+	case DL_TUNE_FRONT_MERGES:
+		dd->front_merges = clamp_t(long long, v, 0, 1);
+		break;
+	default:
+		dd->fifo_batch = clamp_t(long long, v, 1, INT_MAX);
+		break;
+	}
+	spin_unlock_irq(&efqd->lock);
+	return count;
+}
+
+#define DL_SHOW_FN(name, id)						\
+static ssize_t dl_##name##_show(struct elevator_queue *e, char *page)	\
+{									\
+	return dl_tunable_show(e, id, page);				\
+}
+
+#define DL_STORE_FN(name, id)						\
+static ssize_t dl_##name##_store(struct elevator_queue *e,		\
+				 const char *page, size_t count)	\
+{									\
+	return dl_tunable_store(e, id, page, count);			\
+}
+
+DL_SHOW_FN(read_expire, DL_TUNE_READ_EXPIRE)
+DL_STORE_FN(read_expire, DL_TUNE_READ_EXPIRE)
+DL_SHOW_FN(write_expire, DL_TUNE_WRITE_EXPIRE)
+DL_STORE_FN(write_expire, DL_TUNE_WRITE_EXPIRE)
+DL_SHOW_FN(writes_starved, DL_TUNE_WRITES_STARVED)
+DL_STORE_FN(writes_starved, DL_TUNE_WRITES_STARVED)
+DL_SHOW_FN(front_merges, DL_TUNE_FRONT_MERGES)
+DL_STORE_FN(front_merges, DL_TUNE_FRONT_MERGES)
+DL_SHOW_FN(fifo_batch, DL_TUNE_FIFO_BATCH)
+DL_STORE_FN(fifo_batch, DL_TUNE_FIFO_BATCH)
+#undef DL_SHOW_FN
+#undef DL_STORE_FN
+
+#define DL_ATTR(name) __ATTR(name, 0644, dl_##name##_show, dl_##name##_store)
+
+static struct elv_fs_entry dl_attrs[] = {
+	DL_ATTR(read_expire),
+	DL_ATTR(write_expire),
+	DL_ATTR(writes_starved),
+	DL_ATTR(front_merges),
+	DL_ATTR(fifo_batch),
+	EFQ_ATTR(slice_sync),
+	EFQ_ATTR(group_idle),
+	EFQ_ATTR(fairness),
+	EFQ_ATTR(hierarchical),
+	__ATTR_NULL
+};
+
+static struct elevator_type dl_sched = {
+	.ops = {
+		.init_sched		= dl_init_sched,
+		.exit_sched		= dl_exit_sched,
+		.prepare_request	= dl_prepare_request,
+		.insert_requests	= dl_insert_requests,
+		.dispatch_request	= dl_dispatch_request,
+		.has_work		= dl_has_work,
+		.finish_request		= dl_finish_request,
+		.requeue_request	= dl_requeue_request,
+		.bio_merge		= dl_bio_merge,
+		.request_merge		= dl_request_merge,
+		.request_merged		= dl_request_merged,
+		.requests_merged	= dl_requests_merged,
+		.allow_merge		= dl_allow_merge,
+		.former_request		= elv_rb_former_request,
+		.next_request		= elv_rb_latter_request,
+	},
+	.elevator_attrs	= dl_attrs,
+	.elevator_name	= "deadline-fq",
+	.elevator_owner	= THIS_MODULE,
+};
+MODULE_ALIAS("deadline-fq-iosched");
+
+static int __init dl_init(void)
+{
+	return elv_register(&dl_sched);
+}
+
+static void __exit dl_exit(void)
+{
+	elv_unregister(&dl_sched);
+}
+
+module_init(dl_init);
+module_exit(dl_exit);
+
+MODULE_AUTHOR("The efq authors");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("deadline IO scheduler on the efq fair-queuing engine");
