@@ -267,6 +267,18 @@ TEST_F(Deadline, TunablesOutOfRangeAreClamped)
 	EXPECT_EQ(t["fifo_batch"], "1");
 }
 
+// In flat mode cgroups do not matter: the requests of two cgroups form one
+// queue and one sweep, as in the classic scheduler.
+TEST_F(Deadline, FlatRequestsOfAllCgroupsShareOneSweep)
+{
+	Make(Flat(), 1, kMs);
+	TaskId a = Task(Spec("a", "a", 1000)), b = Task(Spec("b", "b", 100));
+	Queue(a, {"R1000", "R30", "R10"});
+	Queue(b, {"R20", "R40"});
+	ASSERT_TRUE(m_->drain(m_->now() + 100 * kMs));
+	EXPECT_EQ(Sent(), (Seq{"R1000", "R30", "R40", "R10", "R20"}));
+}
+
 // The rules hold inside each group: two groups' interleaved arrivals are
 // each served as a sector-sorted sweep from their own oldest request.
 TEST_F(Deadline, HierarchicalEachGroupSweepsItsOwnRequests)
