@@ -1278,15 +1278,17 @@ static enum hrtimer_restart efq_idle_timer_fn(struct hrtimer *timer)
 }
 
 /**
- * efq_schedule_dispatch() - have blk-mq call the scheduler again soon
+ * efq_schedule_dispatch() - an event of the scheduler's own may end a wait
  * @efqd: the device
  *
- * Asynchronous: safe under the lock.
+ * Decides afresh whether a dispatch would give a request (ending an
+ * efq_hold_dispatch() too) and if so has blk-mq call the scheduler soon.
+ * For the scheduler's own timers and state changes; asynchronous.
  */
 void efq_schedule_dispatch(struct efq_data *efqd)
 {
-	if (efqd->nr_queued || efqd->busy_queues)
-		blk_mq_run_hw_queues(efqd->queue, true);
+	lockdep_assert_held(&efqd->lock);
+	efq_update_hold(efqd, true);
 }
 EXPORT_SYMBOL_GPL(efq_schedule_dispatch);
 
