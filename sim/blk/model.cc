@@ -91,6 +91,13 @@ Model::~Model()
 {
 	if (sched_up_) {
 		struct elevator_queue *eq = q_->elevator;
+		// The tasks exit: their io contexts (made for elevators with
+		// icq_size) go, calling the elevator's exit_icq while it is up.
+		for (auto &t : tasks_) {
+			sim_set_current(t->pid, t->comm.c_str());
+			exit_io_context(sim_get_current());
+		}
+		sim_set_current(1, "sim");
 		ioc_clear_queue(q_.get());
 		if (eq->type->ops.exit_hctx)
 			eq->type->ops.exit_hctx(hctx_.get(), 0);

@@ -145,7 +145,6 @@ INSTANTIATE_TEST_SUITE_P(
 	::testing::Values(
 		BadInput{"", "efqsim: no job file given"},
 		BadInput{"--bogus @EX", "efqsim: unknown option --bogus"},
-		BadInput{"--scheduler cfq @EX", "scheduler cfq is not available yet"},
 		BadInput{"--scheduler nosuch @EX", "unknown scheduler 'nosuch'"},
 		BadInput{"--hier maybe @EX", "--hier takes on or off, not 'maybe'"},
 		BadInput{"--set group_idle @EX", "--set takes NAME=VALUE"},

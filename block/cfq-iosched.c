@@ -1,0 +1,1126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfq: completely fair queuing, on the efq fair-queuing engine.
+ *
+ * Every process gets a sync queue of its own per group it submits in
+ * (kept in its io_cq), and the processes of a group share one async queue
+ * per ioprio class and level (kept in the group).  The engine decides which
+ * queue runs and for how long (slices scaled by ioprio, groups by weight);
+ * cfq decides the order of requests inside a queue (sector order with a
+ * bounded backward seek, and a FIFO deadline), how many of them may be in
+ * flight, when an empty queue is worth idling for (think time and
+ * seekiness of its process) and which new request may preempt the queue in
+ * service within its group.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/rbtree.h>
+#include <linux/ioprio.h>
+#include <linux/iocontext.h>
+#include <linux/sched.h>
+#include <linux/kstrtox.h>
+#include <linux/elevator-fq.h>
+
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-sched.h"
+#include "blk-wbt.h"
+
+/* Defaults of cfq's own tunables. */
+#define CFQ_QUANTUM		4
+#define CFQ_FIFO_EXPIRE_SYNC	(125 * NSEC_PER_MSEC)
+#define CFQ_FIFO_EXPIRE_ASYNC	(250 * NSEC_PER_MSEC)
+#define CFQ_BACK_SEEK_MAX	(16 * 1024)	/* KiB */
+#define CFQ_BACK_SEEK_PENALTY	2
+#define CFQ_SLICE_ASYNC_RQ	2
+#define CFQ_SLICE_IDLE		(8 * NSEC_PER_MSEC)
+/* A seeky process is idled for at most this long. */
+#define CFQ_MIN_TT		(2 * NSEC_PER_MSEC)
+/* Mean seek distance, in sectors, above which a process is seeky. */
+#define CFQ_SEEK_THR		(8 * 1024)
+/* Statistics are trusted once their decaying sample count passes this. */
+#define CFQ_SAMPLE_VALID	80
+/* Queue depth above which the device is taken to queue commands. */
+#define CFQ_HW_QUEUE_MIN	5
+#define CFQ_HW_TAG_SAMPLES	50
+
+/**
+ * struct cfq_io_cq - a process's context on one device
+ * @icq: the block layer's part; must come first
+ * @cfqq: the process's sync queue, in the group it last submitted in
+ * @last_end_request: completion time of its last sync request (ns)
+ * @ttime_total: decaying sum of think times (ns, scaled by 256)
+ * @ttime_samples: decaying sample count (scaled by 256)
+ * @ttime_mean: mean think time (ns)
+ * @seek_total: decaying sum of seek distances (sectors, scaled by 256)
+ * @seek_samples: decaying sample count (scaled by 256)
+ * @seek_mean: mean seek distance (sectors)
+ * @last_request_pos: sector after its last request
+ */
+struct cfq_io_cq {
+	struct io_cq icq;
+	struct cfq_queue *cfqq;
+	u64 last_end_request;
+	u64 ttime_total;
+	unsigned long ttime_samples;
+	u64 ttime_mean;
+	u64 seek_total;
+	unsigned long seek_samples;
+	u64 seek_mean;
+	sector_t last_request_pos;
+};
+
+/**
+ * struct cfq_queue - cfq's side of an efq queue
+ * @ioq: the engine's queue
+ * @cfqd: the device
+ * @cic: owner of a sync queue while the process lives, else NULL
+ * @sort_list: queued requests by sector
+ * @fifo: queued requests by arrival, with their deadline in fifo_time
+ * @next_rq: the request to dispatch next in sector order
+ * @slice_dispatch: requests dispatched in the current activation
+ * @fifo_checked: the FIFO was looked at in this activation
+ * @ioprio: the raw ioprio value the class and level were taken from
+ */
+struct cfq_queue {
+	struct efq_queue *ioq;
+	struct cfq_data *cfqd;
+	struct cfq_io_cq *cic;
+	struct rb_root sort_list;
+	struct list_head fifo;
+	struct request *next_rq;
+	unsigned int slice_dispatch;
+	bool fifo_checked;
+	unsigned short ioprio;
+};
+
+/**
+ * struct cfq_data - cfq's per-device data
+ * @efqd: the engine's device
+ * @oom_cfqq: cfq's side of the engine's fallback queue
+ * @sync_flight: sync requests in the driver
+ * @hw_tag: the device queues commands
+ * @hw_tag_samples: samples taken towards the next @hw_tag decision
+ * @rq_in_driver_peak: the most requests seen in the driver while sampling
+ * @last_end_sync_rq: completion time of the last sync request (ns)
+ * @last_position: sector after the last dispatched request
+ * @blocked: the last dispatch held back on cfq's own rules (quantum, async
+ *	waiting for sync); cleared by a completion or a new queue in service
+ * @quantum: tunable, requests
+ * @fifo_expire: tunables, [0] async and [1] sync, ns
+ * @back_seek_max: tunable, KiB
+ * @back_seek_penalty: tunable, factor
+ * @slice_async_rq: tunable, requests
+ * @slice_idle: tunable, ns
+ * @low_latency: tunable, 0 or 1
+ */
+struct cfq_data {
+	struct efq_data *efqd;
+	struct cfq_queue oom_cfqq;
+	unsigned int sync_flight;
+	bool hw_tag;
+	unsigned int hw_tag_samples;
+	unsigned int rq_in_driver_peak;
+	u64 last_end_sync_rq;
+	sector_t last_position;
+	bool blocked;
+	unsigned int quantum;
+	u64 fifo_expire[2];
+	unsigned int back_seek_max;
+	unsigned int back_seek_penalty;
+	unsigned int slice_async_rq;
+	u64 slice_idle;
+	unsigned int low_latency;
+};
+
+static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
+{
+	return container_of(icq, struct cfq_io_cq, icq);
+}
+
+static inline struct cfq_io_cq *cfq_rq_cic(struct request *rq)
+{
+	return rq->elv.icq ? icq_to_cic(rq->elv.icq) : NULL;
+}
+
+/* A request's queue, set at insert; NULL until then. */
+static inline struct efq_queue *cfq_rq_ioq(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
+static inline bool cfq_sample_valid(unsigned long samples)
+{
+	return samples > CFQ_SAMPLE_VALID;
+}
+
+static inline bool cfq_cic_seeky(struct cfq_io_cq *cic)
+{
+	return cic->seek_mean > CFQ_SEEK_THR;
+}
+
+/* --- request order inside a queue -------------------------------------- */
+
+/*
+ * Of two requests, the one to serve first from the current head position:
+ * sync before async, metadata before data, then the shorter seek, where a
+ * backward seek within back_seek_max counts back_seek_penalty times.
+ */
+static struct request *cfq_choose_req(struct cfq_data *cfqd,
+				      struct request *rq1,
+				      struct request *rq2)
+{
+	sector_t last = cfqd->last_position;
+	sector_t back_max = (sector_t)cfqd->back_seek_max * 2;
+	sector_t s1, s2, d1 = 0, d2 = 0;
+	bool wrap1 = false, wrap2 = false;
+
+	if (!rq1 || rq1 == rq2)
+		return rq2;
+	if (!rq2)
+		return rq1;
+	if (rq_is_sync(rq1) != rq_is_sync(rq2))
+		return rq_is_sync(rq1) ? rq1 : rq2;
+	if ((rq1->cmd_flags ^ rq2->cmd_flags) & REQ_META)
+		return (rq1->cmd_flags & REQ_META) ? rq1 : rq2;
+
+	s1 = blk_rq_pos(rq1);
+	s2 = blk_rq_pos(rq2);
+	if (s1 >= last)
+		d1 = s1 - last;
+	else if (s1 + back_max >= last)
+		d1 = (last - s1) * cfqd->back_seek_penalty;
+	else
+		wrap1 = true;
+	if (s2 >= last)
+		d2 = s2 - last;
+	else if (s2 + back_max >= last)
+		d2 = (last - s2) * cfqd->back_seek_penalty;
+	else
+		wrap2 = true;
+
+	if (!wrap1 && !wrap2) {
+		if (d1 != d2)
+			return d1 < d2 ? rq1 : rq2;
+		return s1 >= s2 ? rq1 : rq2;
+	}
+	if (wrap1 && wrap2)
+		return s1 <= s2 ? rq1 : rq2;
+	return wrap1 ? rq2 : rq1;
+}
+
+/* The request after @last (which is leaving) in sector order. */
+static struct request *cfq_find_next_rq(struct cfq_data *cfqd,
+					struct cfq_queue *cfqq,
+					struct request *last)
+{
+	struct rb_node *rbnext = rb_next(&last->rb_node);
+	struct rb_node *rbprev = rb_prev(&last->rb_node);
+	struct request *next = NULL, *prev = NULL;
+
+	if (rbprev)
+		prev = rb_entry_rq(rbprev);
+	if (rbnext) {
+		next = rb_entry_rq(rbnext);
+	} else {
+		rbnext = rb_first(&cfqq->sort_list);
+		if (rbnext && rbnext != &last->rb_node)
+			next = rb_entry_rq(rbnext);
+	}
+	return cfq_choose_req(cfqd, next, prev);
+}
+
+/* Take @rq out of its queue's sort tree and FIFO. */
+static void cfq_remove_request(struct cfq_queue *cfqq, struct request *rq)
+{
+	if (cfqq->next_rq == rq)
+		cfqq->next_rq = cfq_find_next_rq(cfqq->cfqd, cfqq, rq);
+	elv_rb_del(&cfqq->sort_list, rq);
+	list_del_init(&rq->queuelist);
+}
+
+/*
+ * The oldest request if its deadline has passed, looked at once per
+ * activation of the queue.
+ */
+static struct request *cfq_check_fifo(struct cfq_queue *cfqq)
+{
+	struct request *rq;
+
+	if (cfqq->fifo_checked)
+		return NULL;
+	cfqq->fifo_checked = true;
+	rq = list_first_entry_or_null(&cfqq->fifo, struct request, queuelist);
+	if (!rq || ktime_get_ns() < rq->fifo_time)
+		return NULL;
+	return rq;
+}
+
+/* --- queues -------------------------------------------------------------- */
+
+static void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			  struct efq_queue *ioq)
+{
+	cfqq->ioq = ioq;
+	cfqq->cfqd = cfqd;
+	cfqq->sort_list = RB_ROOT;
+	INIT_LIST_HEAD(&cfqq->fifo);
+}
+
+/* Class and level of a request's ioprio; no class means best-effort. */
+static void cfq_ioprio_of(unsigned short ioprio, unsigned int *ioclass,
+			  unsigned int *level)
+{
+	*ioclass = IOPRIO_PRIO_CLASS(ioprio);
+	*level = IOPRIO_PRIO_DATA(ioprio);
+	switch (*ioclass) {
+	case IOPRIO_CLASS_RT:
+	case IOPRIO_CLASS_BE:
+		if (*level >= EFQ_NR_PRIO)
+			*level = EFQ_NR_PRIO - 1;
+		break;
+	case IOPRIO_CLASS_IDLE:
+		*level = EFQ_NR_PRIO - 1;
+		break;
+	default:
+		*ioclass = IOPRIO_CLASS_BE;
+		*level = IOPRIO_NORM;
+		break;
+	}
+}
+
+static void cfq_set_prio(struct cfq_queue *cfqq, unsigned short ioprio)
+{
+	struct efq_queue *ioq = cfqq->ioq;
+	unsigned int ioclass, level;
+
+	cfqq->ioprio = ioprio;
+	cfq_ioprio_of(ioprio, &ioclass, &level);
+	efq_queue_set_ioprio_class(ioq, ioclass);
+	efq_queue_set_ioprio(ioq, level);
+	if (ioclass == IOPRIO_CLASS_IDLE)
+		efq_clear_queue_idle_window(ioq);
+}
+
+/* A new queue of group @iog, or NULL. */
+static struct cfq_queue *cfq_new_queue(struct cfq_data *cfqd,
+				       struct efq_group *iog, bool sync,
+				       unsigned short ioprio, int pid)
+{
+	struct efq_data *efqd = cfqd->efqd;
+	struct cfq_queue *cfqq;
+	struct efq_queue *ioq;
+
+	ioq = efq_alloc_queue(efqd, GFP_NOWAIT | __GFP_NOWARN);
+	if (!ioq)
+		return NULL;
+	cfqq = kzalloc_node(sizeof(*cfqq), GFP_NOWAIT | __GFP_NOWARN,
+			    efqd->queue->node);
+	if (!cfqq) {
+		/* not initialised yet: the last reference frees it quietly */
+		efq_init_queue(efqd, ioq, pid, sync, NULL);
+		efq_put_queue(ioq);
+		return NULL;
+	}
+	efq_init_queue(efqd, ioq, pid, sync, cfqq);
+	cfq_init_cfqq(cfqd, cfqq, ioq);
+	if (sync)
+		efq_mark_queue_idle_window(ioq);
+	cfq_set_prio(cfqq, ioprio);
+	efq_queue_set_group(ioq, iog);
+	return cfqq;
+}
+
+/* The shared async queue of @iog for @ioprio, created on first use. */
+static struct efq_queue *cfq_async_queue(struct cfq_data *cfqd,
+					 struct efq_group *iog,
+					 unsigned short ioprio)
+{
+	unsigned int ioclass, level;
+	struct cfq_queue *cfqq;
+	struct efq_queue *ioq;
+
+	cfq_ioprio_of(ioprio, &ioclass, &level);
+	ioq = efq_group_async_queue(iog, ioclass, level);
+	if (ioq)
+		return ioq;
+	cfqq = cfq_new_queue(cfqd, iog, false, ioprio, 0);
+	if (!cfqq)
+		return NULL;
+	efq_group_set_async_queue(iog, ioclass, level, cfqq->ioq);
+	efq_put_queue(cfqq->ioq);
+	return efq_group_async_queue(iog, ioclass, level);
+}
+
+/* A process's sync queue leaves its io_cq (process exit, group change). */
+static void cfq_detach_sync_queue(struct cfq_data *cfqd,
+				  struct cfq_io_cq *cic)
+{
+	struct efq_data *efqd = cfqd->efqd;
+	struct cfq_queue *cfqq = cic->cfqq;
+	struct efq_queue *ioq;
+
+	if (!cfqq)
+		return;
+	ioq = cfqq->ioq;
+	cic->cfqq = NULL;
+	cfqq->cic = NULL;
+	efq_exit_queue(efqd, ioq);
+	if (ioq == efqd->active_queue && !ioq->nr_queued) {
+		efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
+		efq_schedule_dispatch(efqd);
+	}
+	efq_put_queue(ioq);
+}
+
+/*
+ * The queue of a request, with a reference for it: the submitter's sync
+ * queue in the request's group, or the group's async queue for its
+ * priority; the fallback queue if memory is short.
+ */
+static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
+				       struct request *rq)
+{
+	struct efq_data *efqd = cfqd->efqd;
+	struct cfq_io_cq *cic = cfq_rq_cic(rq);
+	struct efq_group *iog = efq_group_of_rq(efqd, rq);
+	struct efq_queue *ioq = NULL;
+	struct cfq_queue *cfqq;
+
+	if (rq_is_sync(rq) && cic) {
+		cfqq = cic->cfqq;
+		if (cfqq && efq_queue_group(cfqq->ioq) != iog)
+			cfq_detach_sync_queue(cfqd, cic);
+		if (!cic->cfqq) {
+			cfqq = cfq_new_queue(cfqd, iog, true, rq->ioprio,
+					     current->pid);
+			if (cfqq) {
+				cfqq->cic = cic;
+				cic->cfqq = cfqq;
+			}
+		}
+		cfqq = cic->cfqq;
+		if (cfqq) {
+			if (cfqq->ioprio != rq->ioprio)
+				cfq_set_prio(cfqq, rq->ioprio);
+			ioq = cfqq->ioq;
+		}
+	} else {
+		ioq = cfq_async_queue(cfqd, iog, rq->ioprio);
+	}
+	if (!ioq)
+		return efq_oom_queue(efqd);
+	efq_get_queue(ioq);
+	return ioq;
+}
+
+static void cfq_free_sched_queue(struct efq_data *efqd, void *sq)
+{
+	struct cfq_queue *cfqq = sq;
+
+	WARN_ON_ONCE(!RB_EMPTY_ROOT(&cfqq->sort_list));
+	WARN_ON_ONCE(!list_empty(&cfqq->fifo));
+	kfree(cfqq);
+}
+
+/* --- per-process statistics ---------------------------------------------- */
+
+static void cfq_update_thinktime(struct cfq_data *cfqd, struct cfq_io_cq *cic)
+{
+	u64 now = ktime_get_ns();
+	u64 ttime = now > cic->last_end_request ?
+		    now - cic->last_end_request : 0;
+
+	ttime = min_t(u64, ttime, 2 * cfqd->slice_idle);
+	cic->ttime_samples = (7 * cic->ttime_samples + 256) / 8;
+	cic->ttime_total = div_u64(7 * cic->ttime_total + 256 * ttime, 8);
+	cic->ttime_mean = div_u64(cic->ttime_total + 128, cic->ttime_samples);
+}
+
+static void cfq_update_seektime(struct cfq_io_cq *cic, struct request *rq)
+{
+	sector_t pos = blk_rq_pos(rq);
+	u64 sdist, cap;
+
+	if (!cic->seek_samples)
+		sdist = 0;
+	else if (cic->last_request_pos < pos)
+		sdist = pos - cic->last_request_pos;
+	else
+		sdist = cic->last_request_pos - pos;
+
+	/* one wild seek must not make a sequential process seeky */
+	if (cic->seek_samples <= 60)
+		cap = cic->seek_mean * 4 + 2 * 1024 * 1024;
+	else
+		cap = cic->seek_mean * 4 + 2 * 1024 * 64;
+	sdist = min(sdist, cap);
+
+	cic->seek_samples = (7 * cic->seek_samples + 256) / 8;
+	cic->seek_total = div_u64(7 * cic->seek_total + 256 * sdist, 8);
+	cic->seek_mean = div_u64(cic->seek_total + cic->seek_samples / 2,
+				 cic->seek_samples);
+}
+
+/* Is the process worth idling for? */
+static void cfq_update_idle_window(struct cfq_data *cfqd,
+				   struct efq_queue *ioq,
+				   struct cfq_io_cq *cic)
+{
+	bool enable;
+
+	if (!efq_queue_sync(ioq) || efq_queue_class_idle(ioq))
+		return;
+	enable = efq_queue_idle_window(ioq);
+	if (!cfqd->slice_idle ||
+	    (!cfqd->low_latency && cfqd->hw_tag &&
+	     cfq_sample_valid(cic->seek_samples) && cfq_cic_seeky(cic)))
+		enable = false;
+	else if (cfq_sample_valid(cic->ttime_samples))
+		enable = cic->ttime_mean <= cfqd->slice_idle;
+	if (enable)
+		efq_mark_queue_idle_window(ioq);
+	else
+		efq_clear_queue_idle_window(ioq);
+}
+
+/* Does the device queue commands?  Sampled while it is loaded. */
+static void cfq_update_hw_tag(struct cfq_data *cfqd)
+{
+	struct efq_data *efqd = cfqd->efqd;
+
+	if (efqd->rq_in_driver > cfqd->rq_in_driver_peak)
+		cfqd->rq_in_driver_peak = efqd->rq_in_driver;
+	if (efqd->nr_queued <= CFQ_HW_QUEUE_MIN &&
+	    efqd->rq_in_driver <= CFQ_HW_QUEUE_MIN)
+		return;
+	if (cfqd->hw_tag_samples++ < CFQ_HW_TAG_SAMPLES)
+		return;
+	cfqd->hw_tag = cfqd->rq_in_driver_peak > CFQ_HW_QUEUE_MIN;
+	cfqd->rq_in_driver_peak = 0;
+	cfqd->hw_tag_samples = 0;
+}
+
+/* --- engine hooks ---------------------------------------------------------- */
+
+static void cfq_active_queue_set(struct efq_data *efqd, void *sq, bool coop)
+{
+	struct cfq_queue *cfqq = sq;
+	struct cfq_data *cfqd = efqd->sched_data;
+
+	cfqq->slice_dispatch = 0;
+	cfqq->fifo_checked = false;
+	cfqd->blocked = false;
+}
+
+static void cfq_active_queue_reset(struct efq_data *efqd, void *sq)
+{
+	struct cfq_data *cfqd = efqd->sched_data;
+
+	cfqd->blocked = false;
+}
+
+static void cfq_arm_slice_timer(struct efq_data *efqd, void *sq)
+{
+	struct cfq_data *cfqd = efqd->sched_data;
+	struct cfq_queue *cfqq = sq;
+	struct cfq_io_cq *cic = cfqq->cic;
+	u64 sl;
+
+	/* a queueing SSD has no seek to save: keep it busy instead */
+	if (blk_queue_nonrot(efqd->queue) && cfqd->hw_tag)
+		return;
+	if (!cfqd->slice_idle || !efq_queue_idle_window(cfqq->ioq) || !cic)
+		return;
+	sl = cfqd->slice_idle;
+	if (cfq_sample_valid(cic->seek_samples) && cfq_cic_seeky(cic))
+		sl = min_t(u64, sl, CFQ_MIN_TT);
+	efq_arm_idle_timer(efqd, sl);
+}
+
+/* Is @rq near where the head is, as the active process usually seeks? */
+static bool cfq_rq_close(struct cfq_data *cfqd, struct cfq_io_cq *cic,
+			 struct request *rq)
+{
+	sector_t pos = blk_rq_pos(rq);
+	u64 sdist = CFQ_SEEK_THR;
+
+	if (cfq_sample_valid(cic->seek_samples))
+		sdist = cic->seek_mean;
+	if (pos >= cfqd->last_position)
+		return pos - cfqd->last_position <= sdist;
+	return cfqd->last_position - pos <= sdist;
+}
+
+static bool cfq_should_preempt(struct efq_data *efqd, void *new_sq,
+			       struct request *rq)
+{
+	struct cfq_data *cfqd = efqd->sched_data;
+	struct efq_queue *active = efqd->active_queue;
+	struct cfq_queue *new_cfqq = new_sq;
+	struct cfq_queue *cfqq;
+
+	if (!active)
+		return false;
+	cfqq = active->sched_queue;
+	if (efq_queue_slice_used(active))
+		return true;
+	if (efq_queue_class_idle(new_cfqq->ioq))
+		return false;
+	if (efq_queue_class_idle(active))
+		return true;
+	if (rq_is_sync(rq) && !efq_queue_sync(active))
+		return true;
+	if ((rq->cmd_flags & REQ_META) && !active->meta_pending)
+		return true;
+	if (!cfqq || !cfqq->cic || !efq_queue_wait_request(active))
+		return false;
+	return cfq_rq_close(cfqd, cfqq->cic, rq);
+}
+
+static const struct efq_sched_ops cfq_efq_ops = {
+	.free_sched_queue	= cfq_free_sched_queue,
+	.active_queue_set	= cfq_active_queue_set,
+	.active_queue_reset	= cfq_active_queue_reset,
+	.arm_slice_timer	= cfq_arm_slice_timer,
+	.should_preempt		= cfq_should_preempt,
+};
+
+/* --- elevator ops ---------------------------------------------------------- */
+
+static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct elevator_queue *eq;
+	struct efq_data *efqd;
+	struct cfq_data *cfqd;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	cfqd = kzalloc_node(sizeof(*cfqd), GFP_KERNEL, q->node);
+	if (!cfqd) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	cfqd->quantum = CFQ_QUANTUM;
+	cfqd->fifo_expire[0] = CFQ_FIFO_EXPIRE_ASYNC;
+	cfqd->fifo_expire[1] = CFQ_FIFO_EXPIRE_SYNC;
+	cfqd->back_seek_max = CFQ_BACK_SEEK_MAX;
+	cfqd->back_seek_penalty = CFQ_BACK_SEEK_PENALTY;
+	cfqd->slice_async_rq = CFQ_SLICE_ASYNC_RQ;
+	cfqd->slice_idle = CFQ_SLICE_IDLE;
+	cfqd->low_latency = 1;
+	cfqd->hw_tag = true;
+
+	efqd = efq_init_data(q, eq, &cfq_efq_ops, cfqd);
+	if (IS_ERR(efqd)) {
+		kfree(cfqd);
+		kobject_put(&eq->kobj);
+		return PTR_ERR(efqd);
+	}
+	cfqd->efqd = efqd;
+	cfq_init_cfqq(cfqd, &cfqd->oom_cfqq, &efqd->oom_queue);
+	efqd->oom_queue.sched_queue = &cfqd->oom_cfqq;
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	wbt_disable_default(q);
+	q->elevator = eq;
+	return 0;
+}
+
+static void cfq_exit_sched(struct elevator_queue *e)
+{
+	struct efq_data *efqd = e->elevator_data;
+	struct cfq_data *cfqd = efqd->sched_data;
+
+	efq_exit_data(efqd);
+	kfree(cfqd);
+}
+
+static void cfq_exit_icq(struct io_cq *icq)
+{
+	struct cfq_io_cq *cic = icq_to_cic(icq);
+	struct cfq_queue *cfqq = cic->cfqq;
+	struct efq_data *efqd;
+	unsigned long flags;
+
+	if (!cfqq)
+		return;
+	efqd = cfqq->cfqd->efqd;
+	spin_lock_irqsave(&efqd->lock, flags);
+	cfq_detach_sync_queue(cfqq->cfqd, cic);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+static void cfq_init_icq(struct io_cq *icq)
+{
+	struct cfq_io_cq *cic = icq_to_cic(icq);
+
+	cic->last_end_request = ktime_get_ns();
+}
+
+static void cfq_prepare_request(struct request *rq)
+{
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+}
+
+/* Queue one request to its cfq queue and tell the engine. */
+static void cfq_insert_one(struct cfq_data *cfqd, struct request *rq,
+			   bool at_head)
+{
+	struct efq_data *efqd = cfqd->efqd;
+	struct request_queue *q = efqd->queue;
+	struct cfq_io_cq *cic = cfq_rq_cic(rq);
+	struct efq_queue *ioq = cfq_get_queue(cfqd, rq);
+	struct cfq_queue *cfqq = ioq->sched_queue;
+	bool sync = rq_is_sync(rq);
+
+	rq->elv.priv[0] = ioq;
+	elv_rb_add(&cfqq->sort_list, rq);
+	rq->fifo_time = ktime_get_ns() + cfqd->fifo_expire[sync];
+	if (at_head) {
+		list_add(&rq->queuelist, &cfqq->fifo);
+		cfqq->next_rq = rq;
+	} else {
+		list_add_tail(&rq->queuelist, &cfqq->fifo);
+		cfqq->next_rq = cfq_choose_req(cfqd, cfqq->next_rq, rq);
+		if (rq_mergeable(rq))
+			elv_rqhash_add(q, rq);
+	}
+	if (sync && cic && cfqq->cic == cic) {
+		cfq_update_thinktime(cfqd, cic);
+		cfq_update_seektime(cic, rq);
+		cfq_update_idle_window(cfqd, ioq, cic);
+		cic->last_request_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	}
+	efq_request_add(efqd, ioq, rq);
+	cfq_update_hw_tag(cfqd);
+}
+
+static void cfq_update_blocked(struct cfq_data *cfqd);
+
+static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				struct list_head *list, bool at_head)
+{
+	struct request_queue *q = hctx->queue;
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct cfq_data *cfqd = efqd->sched_data;
+	LIST_HEAD(free);
+
+	spin_lock_irq(&efqd->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
+			continue;
+		cfq_insert_one(cfqd, rq, at_head);
+	}
+	cfq_update_blocked(cfqd);
+	spin_unlock_irq(&efqd->lock);
+	blk_mq_free_requests(&free);
+}
+
+/* Requests a queue may dispatch in one activation when others wait. */
+static u64 cfq_prio_to_maxrq(struct cfq_data *cfqd, struct efq_queue *ioq)
+{
+	u64 base = cfqd->slice_async_rq;
+
+	return 2 * (base + base * (EFQ_NR_PRIO - 1 - ioq->ioprio));
+}
+
+/* May the queue in service send one more request to the device now? */
+static bool cfq_may_dispatch(struct cfq_data *cfqd, struct efq_queue *ioq)
+{
+	struct efq_data *efqd = cfqd->efqd;
+	unsigned int max_dispatch = cfqd->quantum;
+
+	/* async waits while sync requests are in flight */
+	if (cfqd->sync_flight && !efq_queue_sync(ioq))
+		return false;
+	if (efq_queue_class_idle(ioq))
+		max_dispatch = 1;
+	if (ioq->dispatched >= max_dispatch) {
+		if (efq_queue_class_idle(ioq) || efqd->busy_queues > 1)
+			return false;
+		if (ioq->dispatched >= 4 * max_dispatch)
+			return false;
+	}
+	/* after sync activity, async depth grows by one per sync slice */
+	if (cfqd->low_latency && !efq_queue_sync(ioq)) {
+		u64 since = ktime_get_ns() - cfqd->last_end_sync_rq;
+		u64 depth = div64_u64(since, max_t(u64, efqd->slice[1], 1));
+
+		if (!depth && !ioq->dispatched)
+			depth = 1;
+		if (depth < max_dispatch && ioq->dispatched >= depth)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * After an event, make has_work exact: settle now which queue the next
+ * dispatch serves (the engine's selection, which a dispatch would make
+ * anyway), and hold dispatching while cfq's own rules keep that queue from
+ * sending a request.  Every such rule waits for a request in flight, whose
+ * completion comes back here.
+ */
+static void cfq_update_blocked(struct cfq_data *cfqd)
+{
+	struct efq_data *efqd = cfqd->efqd;
+	struct efq_queue *ioq = NULL;
+
+	if (efqd->nr_queued && !efqd->hold)
+		ioq = efq_select_queue(efqd, false);
+	cfqd->blocked = ioq && !cfq_may_dispatch(cfqd, ioq);
+	if (cfqd->blocked)
+		efq_hold_dispatch(efqd);
+}
+
+static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct efq_data *efqd = hctx->queue->elevator->elevator_data;
+	struct cfq_data *cfqd = efqd->sched_data;
+	struct request *rq = NULL;
+	struct cfq_queue *cfqq;
+	struct efq_queue *ioq;
+
+	spin_lock_irq(&efqd->lock);
+	ioq = efq_select_queue(efqd, false);
+	if (!ioq)
+		goto out;
+	cfqq = ioq->sched_queue;
+	if (!cfq_may_dispatch(cfqd, ioq))
+		goto out;
+	rq = cfq_check_fifo(cfqq);
+	if (!rq)
+		rq = cfqq->next_rq;
+	if (WARN_ON_ONCE(!rq))
+		goto out;
+	cfq_remove_request(cfqq, rq);
+	elv_rqhash_del(hctx->queue, rq);
+	rq->elv.priv[1] = rq;	/* dispatched: the engine counts it in flight */
+	efq_request_dispatched(efqd, ioq, rq);
+	if (rq_is_sync(rq))
+		cfqd->sync_flight++;
+	cfqd->last_position = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	cfqq->slice_dispatch++;
+
+	/* an async or idle queue makes way once it had its share */
+	if (efqd->busy_queues > 1 &&
+	    ((!efq_queue_sync(ioq) &&
+	      cfqq->slice_dispatch >= cfq_prio_to_maxrq(cfqd, ioq)) ||
+	     efq_queue_class_idle(ioq)) &&
+	    !efq_group_should_idle(ioq))
+		efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
+out:
+	cfq_update_blocked(cfqd);
+	spin_unlock_irq(&efqd->lock);
+	return rq;
+}
+
+static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	struct efq_data *efqd = hctx->queue->elevator->elevator_data;
+	struct cfq_data *cfqd = efqd->sched_data;
+
+	return efq_has_work(efqd) && !READ_ONCE(cfqd->blocked);
+}
+
+/* The request leaves the scheduler: completed (@done) or requeued. */
+static void cfq_release_request(struct request *rq, bool done)
+{
+	struct efq_queue *ioq = cfq_rq_ioq(rq);
+	struct cfq_io_cq *cic = cfq_rq_cic(rq);
+	struct cfq_data *cfqd;
+	struct efq_data *efqd;
+	unsigned long flags;
+
+	if (!ioq)
+		return;
+	efqd = ioq->efqd;
+	cfqd = efqd->sched_data;
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (rq->elv.priv[1]) {
+		bool sync = rq_is_sync(rq);
+
+		if (sync && !WARN_ON_ONCE(!cfqd->sync_flight))
+			cfqd->sync_flight--;
+		if (done) {
+			u64 now = ktime_get_ns();
+
+			if (sync) {
+				cfqd->last_end_sync_rq = now;
+				if (cic)
+					cic->last_end_request = now;
+			}
+			cfq_update_hw_tag(cfqd);
+			efq_request_completed(efqd, ioq, rq);
+		} else {
+			efq_request_requeued(efqd, ioq, rq);
+		}
+	}
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+	efq_put_queue(ioq);
+	cfq_update_blocked(cfqd);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+static void cfq_finish_request(struct request *rq)
+{
+	cfq_release_request(rq, true);
+}
+
+static void cfq_requeue_request(struct request *rq)
+{
+	cfq_release_request(rq, false);
+}
+
+static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct request *free = NULL;
+	bool ret;
+
+	spin_lock_irq(&efqd->lock);
+	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	spin_unlock_irq(&efqd->lock);
+	if (free)
+		blk_mq_free_request(free);
+	return ret;
+}
+
+/*
+ * A bio joins only a request of its own queue: same group, same kind, and
+ * for sync IO the same process.
+ */
+static bool cfq_allow_merge(struct request_queue *q, struct request *rq,
+			    struct bio *bio)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_queue *ioq = cfq_rq_ioq(rq);
+	struct cfq_io_cq *cic = cfq_rq_cic(rq);
+
+	lockdep_assert_held(&efqd->lock);
+	if (!ioq || efq_queue_group(ioq) != efq_group_of_bio(efqd, bio))
+		return false;
+	if (op_is_sync(bio->bi_opf) != rq_is_sync(rq))
+		return false;
+	if (rq_is_sync(rq))
+		return cic && cic->icq.ioc == current->io_context;
+	return true;
+}
+
+static void cfq_requests_merged(struct request_queue *q, struct request *rq,
+				struct request *next)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_queue *ioq = cfq_rq_ioq(next);
+
+	if (!ioq) {
+		list_del_init(&next->queuelist);
+		return;
+	}
+	/* the merged request keeps the earlier deadline */
+	if (next->fifo_time < rq->fifo_time &&
+	    cfq_rq_ioq(rq) == ioq) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	cfq_remove_request(ioq->sched_queue, next);
+	efq_request_merged_away(efqd, ioq, next);
+}
+
+/* --- sysfs tunables -------------------------------------------------------- */
+
+enum cfq_tunable {
+	CFQ_TUNE_QUANTUM,
+	CFQ_TUNE_FIFO_EXPIRE_SYNC,
+	CFQ_TUNE_FIFO_EXPIRE_ASYNC,
+	CFQ_TUNE_BACK_SEEK_MAX,
+	CFQ_TUNE_BACK_SEEK_PENALTY,
+	CFQ_TUNE_SLICE_ASYNC_RQ,
+	CFQ_TUNE_SLICE_IDLE,
+	CFQ_TUNE_LOW_LATENCY,
+};
+
+static ssize_t cfq_tunable_show(struct elevator_queue *e, enum cfq_tunable t,
+				char *page)
+{
+	struct efq_data *efqd = e->elevator_data;
+	struct cfq_data *cfqd = efqd->sched_data;
+	u64 v;
+
+	spin_lock_irq(&efqd->lock);
+	switch (t) {
+	case CFQ_TUNE_QUANTUM:
+		v = cfqd->quantum;
+		break;
+	case CFQ_TUNE_FIFO_EXPIRE_SYNC:
+		v = div_u64(cfqd->fifo_expire[1], NSEC_PER_MSEC);
+		break;
+	case CFQ_TUNE_FIFO_EXPIRE_ASYNC:
+		v = div_u64(cfqd->fifo_expire[0], NSEC_PER_MSEC);
+		break;
+	case CFQ_TUNE_BACK_SEEK_MAX:
+		v = cfqd->back_seek_max;
+		break;
+	case CFQ_TUNE_BACK_SEEK_PENALTY:
+		v = cfqd->back_seek_penalty;
+		break;
+	case CFQ_TUNE_SLICE_ASYNC_RQ:
+		v = cfqd->slice_async_rq;
+		break;
+	case CFQ_TUNE_SLICE_IDLE:
+		v = div_u64(cfqd->slice_idle, NSEC_PER_MSEC);
+		break;
+	default:
+		v = cfqd->low_latency;
+		break;
+	}
+	spin_unlock_irq(&efqd->lock);
+	return sprintf(page, "%llu\n", (unsigned long long)v);
+}
+
+static ssize_t cfq_tunable_store(struct elevator_queue *e, enum cfq_tunable t,
+				 const char *page, size_t count)
+{
+	struct efq_data *efqd = e->elevator_data;
+	struct cfq_data *cfqd = efqd->sched_data;
+	unsigned long long v;
+
+	if (kstrtoull(page, 10, &v))
+		return -EINVAL;
+	spin_lock_irq(&efqd->lock);
+	switch (t) {
+	case CFQ_TUNE_QUANTUM:
+		cfqd->quantum = clamp_t(u64, v, 1, UINT_MAX);
+		break;
+	case CFQ_TUNE_FIFO_EXPIRE_SYNC:
+		cfqd->fifo_expire[1] = clamp_t(u64, v, 1, UINT_MAX) *
+				       NSEC_PER_MSEC;
+		break;
+	case CFQ_TUNE_FIFO_EXPIRE_ASYNC:
+		cfqd->fifo_expire[0] = clamp_t(u64, v, 1, UINT_MAX) *
+				       NSEC_PER_MSEC;
+		break;
+	case CFQ_TUNE_BACK_SEEK_MAX:
+		cfqd->back_seek_max = min_t(u64, v, UINT_MAX);
+		break;
+	case CFQ_TUNE_BACK_SEEK_PENALTY:
+		cfqd->back_seek_penalty = clamp_t(u64, v, 1, UINT_MAX);
+		break;
+	case CFQ_TUNE_SLICE_ASYNC_RQ:
+		cfqd->slice_async_rq = clamp_t(u64, v, 1, UINT_MAX);
+		break;
+	case CFQ_TUNE_SLICE_IDLE:
+		cfqd->slice_idle = min_t(u64, v, UINT_MAX) * NSEC_PER_MSEC;
+		break;
+	default:
+		cfqd->low_latency = min_t(u64, v, 1);
+		break;
+	}
+	spin_unlock_irq(&efqd->lock);
+	return count;
+}
+
+#define CFQ_SHOW_FN(name, id)						\
+static ssize_t cfq_##name##_show(struct elevator_queue *e, char *page)	\
+{									\
+	return cfq_tunable_show(e, id, page);				\
+}
+
+#define CFQ_STORE_FN(name, id)						\
+static ssize_t cfq_##name##_store(struct elevator_queue *e,		\
+				  const char *page, size_t count)	\
+{									\
+	return cfq_tunable_store(e, id, page, count);			\
+}
+
+CFQ_SHOW_FN(quantum, CFQ_TUNE_QUANTUM)
+CFQ_STORE_FN(quantum, CFQ_TUNE_QUANTUM)
+CFQ_SHOW_FN(fifo_expire_sync, CFQ_TUNE_FIFO_EXPIRE_SYNC)
+CFQ_STORE_FN(fifo_expire_sync, CFQ_TUNE_FIFO_EXPIRE_SYNC)
+CFQ_SHOW_FN(fifo_expire_async, CFQ_TUNE_FIFO_EXPIRE_ASYNC)
+CFQ_STORE_FN(fifo_expire_async, CFQ_TUNE_FIFO_EXPIRE_ASYNC)
+CFQ_SHOW_FN(back_seek_max, CFQ_TUNE_BACK_SEEK_MAX)
+CFQ_STORE_FN(back_seek_max, CFQ_TUNE_BACK_SEEK_MAX)
+CFQ_SHOW_FN(back_seek_penalty, CFQ_TUNE_BACK_SEEK_PENALTY)
+CFQ_STORE_FN(back_seek_penalty, CFQ_TUNE_BACK_SEEK_PENALTY)
+CFQ_SHOW_FN(slice_async_rq, CFQ_TUNE_SLICE_ASYNC_RQ)
+CFQ_STORE_FN(slice_async_rq, CFQ_TUNE_SLICE_ASYNC_RQ)
+CFQ_SHOW_FN(slice_idle, CFQ_TUNE_SLICE_IDLE)
+CFQ_STORE_FN(slice_idle, CFQ_TUNE_SLICE_IDLE)
+CFQ_SHOW_FN(low_latency, CFQ_TUNE_LOW_LATENCY)
+CFQ_STORE_FN(low_latency, CFQ_TUNE_LOW_LATENCY)
+#undef CFQ_SHOW_FN
+#undef CFQ_STORE_FN
+
+#define CFQ_ATTR(name) __ATTR(name, 0644, cfq_##name##_show, cfq_##name##_store)
+
+static struct elv_fs_entry cfq_attrs[] = {
+	CFQ_ATTR(quantum),
+	CFQ_ATTR(fifo_expire_sync),
+	CFQ_ATTR(fifo_expire_async),
+	CFQ_ATTR(back_seek_max),
+	CFQ_ATTR(back_seek_penalty),
+	CFQ_ATTR(slice_async_rq),
+	CFQ_ATTR(slice_idle),
+	CFQ_ATTR(low_latency),
+	EFQ_ATTR(slice_sync),
+	EFQ_ATTR(slice_async),
+	EFQ_ATTR(group_idle),
+	EFQ_ATTR(fairness),
+	EFQ_ATTR(hierarchical),
+	__ATTR_NULL
+};
+
+static struct elevator_type cfq_sched = {
+	.ops = {
+		.init_sched		= cfq_init_sched,
+		.exit_sched		= cfq_exit_sched,
+		.init_icq		= cfq_init_icq,
+		.exit_icq		= cfq_exit_icq,
+		.prepare_request	= cfq_prepare_request,
+		.insert_requests	= cfq_insert_requests,
+		.dispatch_request	= cfq_dispatch_request,
+		.has_work		= cfq_has_work,
+		.finish_request		= cfq_finish_request,
+		.requeue_request	= cfq_requeue_request,
+		.bio_merge		= cfq_bio_merge,
+		.allow_merge		= cfq_allow_merge,
+		.requests_merged	= cfq_requests_merged,
+	},
+	.icq_size	= sizeof(struct cfq_io_cq),
+	.icq_align	= __alignof__(struct cfq_io_cq),
+	.elevator_attrs	= cfq_attrs,
+	.elevator_name	= "cfq",
+	.elevator_owner	= THIS_MODULE,
+};
+MODULE_ALIAS("cfq-iosched");
+
+static int __init cfq_init(void)
+{
+	return elv_register(&cfq_sched);
+}
+
+static void __exit cfq_exit(void)
+{
+	elv_unregister(&cfq_sched);
+}
+
+module_init(cfq_init);
+module_exit(cfq_exit);
+
+MODULE_AUTHOR("The efq authors");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("cfq IO scheduler on the efq fair-queuing engine");
