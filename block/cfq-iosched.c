@@ -85,7 +85,10 @@ struct cfq_io_cq {
  * @next_rq: the request to dispatch next in sector order
  * @slice_dispatch: requests dispatched in the current activation
  * @fifo_checked: the FIFO was looked at in this activation
+ * @coop: it was chosen as a close cooperator for its current activation
  * @ioprio: the raw ioprio value the class and level were taken from
+ * @p_node: link in @p_root, keyed by the sector of @next_rq
+ * @p_root: the cfq_data.prio_trees tree it is in, or NULL
  */
 struct cfq_queue {
 	struct efq_queue *ioq;
@@ -96,7 +99,10 @@ struct cfq_queue {
 	struct request *next_rq;
 	unsigned int slice_dispatch;
 	bool fifo_checked;
+	bool coop;
 	unsigned short ioprio;
+	struct rb_node p_node;
+	struct rb_root *p_root;
 };
 
 /**
@@ -118,6 +124,8 @@ struct cfq_queue {
  * @slice_async_rq: tunable, requests
  * @slice_idle: tunable, ns
  * @low_latency: tunable, 0 or 1
+ * @prio_trees: sync queues with requests by the sector of their next
+ *	request, per priority level: where close cooperators are found
  */
 struct cfq_data {
 	struct efq_data *efqd;
@@ -136,6 +144,7 @@ struct cfq_data {
 	unsigned int slice_async_rq;
 	u64 slice_idle;
 	unsigned int low_latency;
+	struct rb_root prio_trees[EFQ_NR_PRIO];
 };
 
 static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
@@ -235,11 +244,49 @@ static struct request *cfq_find_next_rq(struct cfq_data *cfqd,
 	return cfq_choose_req(cfqd, next, prev);
 }
 
+/*
+ * Keep a sync queue in the tree of its level under the sector of its next
+ * request, so that a queue going empty can find a neighbour to run.
+ */
+static void cfq_prio_tree_update(struct cfq_data *cfqd,
+				 struct cfq_queue *cfqq)
+{
+	struct rb_node **p, *parent = NULL;
+	struct efq_queue *ioq = cfqq->ioq;
+	struct rb_root *root;
+	sector_t pos;
+
+	if (cfqq->p_root) {
+		rb_erase(&cfqq->p_node, cfqq->p_root);
+		cfqq->p_root = NULL;
+	}
+	if (!cfqq->next_rq || !efq_queue_sync(ioq) ||
+	    efq_queue_class_idle(ioq) || ioq->ioprio >= EFQ_NR_PRIO)
+		return;
+	root = &cfqd->prio_trees[ioq->ioprio];
+	pos = blk_rq_pos(cfqq->next_rq);
+	p = &root->rb_node;
+	while (*p) {
+		struct cfq_queue *q = rb_entry(*p, struct cfq_queue, p_node);
+
+		parent = *p;
+		if (pos < blk_rq_pos(q->next_rq))
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&cfqq->p_node, parent, p);
+	rb_insert_color(&cfqq->p_node, root);
+	cfqq->p_root = root;
+}
+
 /* Take @rq out of its queue's sort tree and FIFO. */
 static void cfq_remove_request(struct cfq_queue *cfqq, struct request *rq)
 {
-	if (cfqq->next_rq == rq)
+	if (cfqq->next_rq == rq) {
 		cfqq->next_rq = cfq_find_next_rq(cfqq->cfqd, cfqq, rq);
+		cfq_prio_tree_update(cfqq->cfqd, cfqq);
+	}
 	elv_rb_del(&cfqq->sort_list, rq);
 	list_del_init(&rq->queuelist);
 }
@@ -425,6 +472,7 @@ static void cfq_free_sched_queue(struct efq_data *efqd, void *sq)
 
 	WARN_ON_ONCE(!RB_EMPTY_ROOT(&cfqq->sort_list));
 	WARN_ON_ONCE(!list_empty(&cfqq->fifo));
+	WARN_ON_ONCE(cfqq->p_root);
 	kfree(cfqq);
 }
 
@@ -515,6 +563,7 @@ static void cfq_active_queue_set(struct efq_data *efqd, void *sq, bool coop)
 
 	cfqq->slice_dispatch = 0;
 	cfqq->fifo_checked = false;
+	cfqq->coop = coop;
 	cfqd->blocked = false;
 }
 
@@ -583,12 +632,62 @@ static bool cfq_should_preempt(struct efq_data *efqd, void *new_sq,
 	return cfq_rq_close(cfqd, cfqq->cic, rq);
 }
 
+/* A queue of @root whose next request is close to the head, or NULL. */
+static struct cfq_queue *cfq_close_in_tree(struct cfq_data *cfqd,
+					   struct cfq_io_cq *cic,
+					   struct rb_root *root)
+{
+	sector_t pos = cfqd->last_position;
+	struct rb_node *n = root->rb_node, *parent = NULL;
+	struct cfq_queue *q = NULL;
+
+	while (n) {
+		q = rb_entry(n, struct cfq_queue, p_node);
+		parent = n;
+		if (blk_rq_pos(q->next_rq) == pos)
+			return q;
+		n = pos < blk_rq_pos(q->next_rq) ? n->rb_left : n->rb_right;
+	}
+	if (!parent)
+		return NULL;
+	if (cfq_rq_close(cfqd, cic, q->next_rq))
+		return q;
+	/* the neighbour on the other side of the head */
+	n = blk_rq_pos(q->next_rq) < pos ? rb_next(parent) : rb_prev(parent);
+	if (!n)
+		return NULL;
+	q = rb_entry(n, struct cfq_queue, p_node);
+	return cfq_rq_close(cfqd, cic, q->next_rq) ? q : NULL;
+}
+
+/*
+ * The queue in service went empty: rather than idle, run a queue of the
+ * same group and level whose next request is close to where the head is
+ * (processes working on the same area of the disk), once per activation.
+ */
+static struct efq_queue *cfq_close_cooperator(struct efq_data *efqd,
+					      void *cur_sq)
+{
+	struct cfq_data *cfqd = efqd->sched_data;
+	struct cfq_queue *cur = cur_sq, *q;
+
+	if (!cur->cic || cur->ioq->ioprio >= EFQ_NR_PRIO)
+		return NULL;
+	q = cfq_close_in_tree(cfqd, cur->cic,
+			      &cfqd->prio_trees[cur->ioq->ioprio]);
+	if (!q || q == cur || q->coop ||
+	    efq_queue_group(q->ioq) != efq_queue_group(cur->ioq))
+		return NULL;
+	return q->ioq;
+}
+
 static const struct efq_sched_ops cfq_efq_ops = {
 	.free_sched_queue	= cfq_free_sched_queue,
 	.active_queue_set	= cfq_active_queue_set,
 	.active_queue_reset	= cfq_active_queue_reset,
 	.arm_slice_timer	= cfq_arm_slice_timer,
 	.should_preempt		= cfq_should_preempt,
+	.close_cooperator	= cfq_close_cooperator,
 };
 
 /* --- elevator ops ---------------------------------------------------------- */
@@ -692,6 +791,7 @@ static void cfq_insert_one(struct cfq_data *cfqd, struct request *rq,
 		if (rq_mergeable(rq))
 			elv_rqhash_add(q, rq);
 	}
+	cfq_prio_tree_update(cfqd, cfqq);
 	if (sync && cic && cfqq->cic == cic) {
 		cfq_update_thinktime(cfqd, cic);
 		cfq_update_seektime(cic, rq);

@@ -2,6 +2,7 @@
 // cfq on the efq engine: per-process queues, request order, dispatch
 // rules, idling, preemption, priorities, tunables and groups.
 #include <cstdint>
+#include <functional>
 
 #include "harness.h"
 
@@ -398,6 +399,36 @@ TEST_F(Cfq, ASequentialProcessIsIdledForTheFullSliceIdle)
 	// 5 ms an IO through its 100 ms slice: ~20 against ~100 of b
 	double r = static_cast<double>(ja->ios) / static_cast<double>(jb->ios);
 	EXPECT_GT(r, 0.12);
+}
+
+TEST_F(Cfq, AnEmptyQueueHandsTheDiskToACloseCooperatorInsteadOfIdling)
+{
+	MakeCfq(Config{});
+	TaskId a = Task(Spec("even")), b = Task(Spec("odd"));
+	int64_t end = m_->now() + 2000 * kMs;
+	// a reads blocks 0, 2, 4, ... and b 1, 3, 5, ...: each is sequential
+	// with a 4 KiB gap that the other fills
+	std::function<void(TaskId, uint64_t)> issue;
+	uint64_t ios = 0;
+	issue = [&](TaskId t, uint64_t off) {
+		if (m_->now() >= end)
+			return;
+		Io io;
+		io.offset = off;
+		io.bytes = 4096;
+		m_->submit(t, io, [&, t, off](int64_t when) {
+			ios++;
+			m_->at(when + kMs, [&, t, off] { issue(t, off + 8192); });
+		});
+	};
+	m_->at(m_->now(), [&] { issue(a, 1 * kGiB); });
+	m_->at(m_->now(), [&] { issue(b, 1 * kGiB + 4096); });
+	m_->run_until(end);
+	ASSERT_TRUE(m_->drain(end + 2000 * kMs));
+	// idling for its own next request, a process gets one IO each 2 ms;
+	// handing over, the disk never waits: about one IO per ms
+	EXPECT_GT(ios, 1500u);
+	EXPECT_EQ(m_->counters().budget_reruns, 0u);
 }
 
 TEST_F(Cfq, NoIdlingOnANonRotationalDeviceWithQueueing)
