@@ -160,8 +160,9 @@ protected:
 		uint64_t start, next, rng;
 		int64_t until;
 		bool write, random, sync;
-		int64_t think = 0; // ns between a completion and the next IO
-		uint64_t done = 0; // bytes completed
+		int64_t think = 0;	  // ns between a completion and the next IO
+		bool same_offset = false; // every IO at @start (aliased requests)
+		uint64_t done = 0;	  // bytes completed
 		uint64_t ios = 0;
 		int64_t max_lat = 0;
 
@@ -170,7 +171,9 @@ protected:
 			if (m->now() >= until)
 				return;
 			Io io;
-			if (random) {
+			if (same_offset) {
+				io.offset = start;
+			} else if (random) {
 				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
 				io.offset = start + ((rng >> 20) % (1ull << 18)) * 4096;
 			} else {
