@@ -94,12 +94,6 @@ static inline struct deadline_data *dl_data(struct efq_data *efqd)
 	return efqd->sched_data;
 }
 
-/* A request's queue, set at insert; NULL until then. */
-static inline struct efq_queue *dl_rq_ioq(struct request *rq)
-{
-	return rq->elv.priv[0];
-}
-
 static void *dl_alloc_sched_queue(struct efq_data *efqd, struct efq_queue *ioq,
 				  gfp_t gfp)
 {
@@ -177,8 +171,7 @@ static void dl_exit_sched(struct elevator_queue *e)
 static void dl_prepare_request(struct request *rq)
 {
 	RB_CLEAR_NODE(&rq->rb_node);	/* in no sort tree yet */
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
+	efq_rq_prepare(rq);
 }
 
 /* Take @rq out of @dq (tree, FIFO or head list) and out of the merge hash. */
@@ -219,8 +212,7 @@ static void dl_insert_requests(struct blk_mq_hw_ctx *hctx,
 			continue;
 		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));
 		dq = ioq->sched_queue;
-		efq_get_queue(ioq);
-		rq->elv.priv[0] = ioq;
+		efq_rq_set_queue(rq, ioq);
 		if (at_head) {
 			RB_CLEAR_NODE(&rq->rb_node);
 			list_add(&rq->queuelist, &dq->dispatch);
@@ -326,8 +318,7 @@ static struct request *dl_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	}
 	dl_del_request(q, dq, rq);
 	dd->last_sector = blk_rq_pos(rq) + blk_rq_sectors(rq);
-	rq->elv.priv[1] = rq;	/* dispatched: the engine counts it in flight */
-	efq_request_dispatched(efqd, ioq, rq);
+	efq_rq_dispatched(efqd, rq);
 out:
 	spin_unlock_irq(&efqd->lock);
 	return rq;
@@ -336,42 +327,6 @@ out:
 static bool dl_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	return efq_has_work(dl_efqd(hctx->queue));
-}
-
-static void dl_finish_request(struct request *rq)
-{
-	struct efq_queue *ioq = dl_rq_ioq(rq);
-	struct efq_data *efqd;
-	unsigned long flags;
-
-	if (!ioq)
-		return;
-	efqd = ioq->efqd;
-	spin_lock_irqsave(&efqd->lock, flags);
-	if (rq->elv.priv[1])
-		efq_request_completed(efqd, ioq, rq);
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
-	efq_put_queue(ioq);
-	spin_unlock_irqrestore(&efqd->lock, flags);
-}
-
-static void dl_requeue_request(struct request *rq)
-{
-	struct efq_queue *ioq = dl_rq_ioq(rq);
-	struct efq_data *efqd;
-	unsigned long flags;
-
-	if (!ioq)
-		return;
-	efqd = ioq->efqd;
-	spin_lock_irqsave(&efqd->lock, flags);
-	if (rq->elv.priv[1])
-		efq_request_requeued(efqd, ioq, rq);
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
-	efq_put_queue(ioq);
-	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
 static bool dl_bio_merge(struct request_queue *q, struct bio *bio,
@@ -421,7 +376,7 @@ static int dl_request_merge(struct request_queue *q, struct request **req,
 static void dl_request_merged(struct request_queue *q, struct request *rq,
 			      enum elv_merge type)
 {
-	struct efq_queue *ioq = dl_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 	struct deadline_queue *dq;
 	int dir = rq_data_dir(rq);
 
@@ -438,11 +393,11 @@ static void dl_requests_merged(struct request_queue *q, struct request *rq,
 			       struct request *next)
 {
 	struct efq_data *efqd = dl_efqd(q);
-	struct efq_queue *ioq = dl_rq_ioq(next);
+	struct efq_queue *ioq = efq_rq_queue(next);
 
 	if (!ioq)
 		return;		/* @next was never inserted */
-	if (dl_rq_ioq(rq) == ioq && !RB_EMPTY_NODE(&rq->rb_node) &&
+	if (efq_rq_queue(rq) == ioq && !RB_EMPTY_NODE(&rq->rb_node) &&
 	    !RB_EMPTY_NODE(&next->rb_node) && next->fifo_time < rq->fifo_time) {
 		list_move(&rq->queuelist, &next->queuelist);
 		rq->fifo_time = next->fifo_time;
@@ -456,7 +411,7 @@ static bool dl_allow_merge(struct request_queue *q, struct request *rq,
 			   struct bio *bio)
 {
 	struct efq_data *efqd = dl_efqd(q);
-	struct efq_queue *ioq = dl_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 
 	lockdep_assert_held(&efqd->lock);
 	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
@@ -589,8 +544,8 @@ static struct elevator_type dl_sched = {
 		.insert_requests	= dl_insert_requests,
 		.dispatch_request	= dl_dispatch_request,
 		.has_work		= dl_has_work,
-		.finish_request		= dl_finish_request,
-		.requeue_request	= dl_requeue_request,
+		.finish_request		= efq_finish_request,
+		.requeue_request	= efq_requeue_request,
 		.bio_merge		= dl_bio_merge,
 		.request_merge		= dl_request_merge,
 		.request_merged		= dl_request_merged,

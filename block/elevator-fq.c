@@ -1843,6 +1843,93 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 }
 EXPORT_SYMBOL_GPL(efq_request_requeued);
 
+/**
+ * efq_rq_prepare() - a new request owes the engine nothing yet
+ * @rq: the request (for elevator_mq_ops.prepare_request)
+ */
+void efq_rq_prepare(struct request *rq)
+{
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+}
+EXPORT_SYMBOL_GPL(efq_rq_prepare);
+
+/**
+ * efq_rq_set_queue() - @rq is queued to @ioq
+ * @rq: the request
+ * @ioq: its queue; the request holds a reference until it is finished
+ */
+void efq_rq_set_queue(struct request *rq, struct efq_queue *ioq)
+{
+	efq_get_queue(ioq);
+	rq->elv.priv[0] = ioq;
+}
+EXPORT_SYMBOL_GPL(efq_rq_set_queue);
+
+/**
+ * efq_rq_queue() - the queue of a request
+ * @rq: the request
+ *
+ * Return: the queue set by efq_rq_set_queue(), or NULL.
+ */
+struct efq_queue *efq_rq_queue(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+EXPORT_SYMBOL_GPL(efq_rq_queue);
+
+/**
+ * efq_rq_dispatched() - @rq leaves its queue for the driver
+ * @efqd: the device
+ * @rq: the request
+ */
+void efq_rq_dispatched(struct efq_data *efqd, struct request *rq)
+{
+	rq->elv.priv[1] = rq;
+	efq_request_dispatched(efqd, efq_rq_queue(rq), rq);
+}
+EXPORT_SYMBOL_GPL(efq_rq_dispatched);
+
+/* The request is done with its queue: completed, merged away or requeued. */
+static void efq_rq_release(struct request *rq, bool requeue)
+{
+	struct efq_queue *ioq = efq_rq_queue(rq);
+	struct efq_data *efqd;
+	unsigned long flags;
+
+	if (!ioq)
+		return;
+	efqd = ioq->efqd;
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (rq->elv.priv[1] && requeue)
+		efq_request_requeued(efqd, ioq, rq);
+	else if (rq->elv.priv[1])
+		efq_request_completed(efqd, ioq, rq);
+	efq_rq_prepare(rq);
+	efq_put_queue(ioq);
+	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+/**
+ * efq_finish_request() - elevator_mq_ops.finish_request for the engine
+ * @rq: a request that completed, or was merged away before dispatch
+ */
+void efq_finish_request(struct request *rq)
+{
+	efq_rq_release(rq, false);
+}
+EXPORT_SYMBOL_GPL(efq_finish_request);
+
+/**
+ * efq_requeue_request() - elevator_mq_ops.requeue_request for the engine
+ * @rq: a dispatched request the driver gave back; it is inserted again
+ */
+void efq_requeue_request(struct request *rq)
+{
+	efq_rq_release(rq, true);
+}
+EXPORT_SYMBOL_GPL(efq_requeue_request);
+
 /* A request of the queue in service completed. */
 static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 				 struct request *rq)

@@ -28,12 +28,6 @@ struct noop_queue {
 	struct list_head fifo;
 };
 
-/* A request's queue, set at insert; NULL until then. */
-static inline struct efq_queue *noop_rq_ioq(struct request *rq)
-{
-	return rq->elv.priv[0];
-}
-
 static void *noop_alloc_sched_queue(struct efq_data *efqd,
 				    struct efq_queue *ioq, gfp_t gfp)
 {
@@ -83,12 +77,6 @@ static void noop_exit_sched(struct elevator_queue *e)
 	efq_exit_data(e->elevator_data);
 }
 
-static void noop_prepare_request(struct request *rq)
-{
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
-}
-
 static void noop_insert_requests(struct blk_mq_hw_ctx *hctx,
 				 struct list_head *list, bool at_head)
 {
@@ -108,8 +96,7 @@ static void noop_insert_requests(struct blk_mq_hw_ctx *hctx,
 			continue;
 		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));
 		nq = ioq->sched_queue;
-		efq_get_queue(ioq);
-		rq->elv.priv[0] = ioq;
+		efq_rq_set_queue(rq, ioq);
 		if (at_head) {
 			list_add(&rq->queuelist, &nq->fifo);
 		} else {
@@ -142,8 +129,7 @@ static struct request *noop_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	}
 	list_del_init(&rq->queuelist);
 	elv_rqhash_del(hctx->queue, rq);
-	rq->elv.priv[1] = rq;	/* dispatched: the engine counts it in flight */
-	efq_request_dispatched(efqd, ioq, rq);
+	efq_rq_dispatched(efqd, rq);
 out:
 	spin_unlock_irq(&efqd->lock);
 	return rq;
@@ -152,42 +138,6 @@ out:
 static bool noop_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	return efq_has_work(hctx->queue->elevator->elevator_data);
-}
-
-static void noop_finish_request(struct request *rq)
-{
-	struct efq_queue *ioq = noop_rq_ioq(rq);
-	struct efq_data *efqd;
-	unsigned long flags;
-
-	if (!ioq)
-		return;
-	efqd = ioq->efqd;
-	spin_lock_irqsave(&efqd->lock, flags);
-	if (rq->elv.priv[1])
-		efq_request_completed(efqd, ioq, rq);
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
-	efq_put_queue(ioq);
-	spin_unlock_irqrestore(&efqd->lock, flags);
-}
-
-static void noop_requeue_request(struct request *rq)
-{
-	struct efq_queue *ioq = noop_rq_ioq(rq);
-	struct efq_data *efqd;
-	unsigned long flags;
-
-	if (!ioq)
-		return;
-	efqd = ioq->efqd;
-	spin_lock_irqsave(&efqd->lock, flags);
-	if (rq->elv.priv[1])
-		efq_request_requeued(efqd, ioq, rq);
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
-	efq_put_queue(ioq);
-	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
 static bool noop_bio_merge(struct request_queue *q, struct bio *bio,
@@ -210,7 +160,7 @@ static bool noop_allow_merge(struct request_queue *q, struct request *rq,
 			     struct bio *bio)
 {
 	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = noop_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 
 	lockdep_assert_held(&efqd->lock);
 	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
@@ -220,7 +170,7 @@ static void noop_requests_merged(struct request_queue *q, struct request *rq,
 				 struct request *next)
 {
 	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = noop_rq_ioq(next);
+	struct efq_queue *ioq = efq_rq_queue(next);
 
 	list_del_init(&next->queuelist);
 	if (ioq)
@@ -239,12 +189,12 @@ static struct elevator_type noop_sched = {
 	.ops = {
 		.init_sched		= noop_init_sched,
 		.exit_sched		= noop_exit_sched,
-		.prepare_request	= noop_prepare_request,
+		.prepare_request	= efq_rq_prepare,
 		.insert_requests	= noop_insert_requests,
 		.dispatch_request	= noop_dispatch_request,
 		.has_work		= noop_has_work,
-		.finish_request		= noop_finish_request,
-		.requeue_request	= noop_requeue_request,
+		.finish_request		= efq_finish_request,
+		.requeue_request	= efq_requeue_request,
 		.bio_merge		= noop_bio_merge,
 		.allow_merge		= noop_allow_merge,
 		.requests_merged	= noop_requests_merged,

@@ -447,6 +447,18 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 			   struct request *rq);
 
+/*
+ * --- request bookkeeping for schedulers that keep rq->elv.priv[] for the
+ * engine: priv[0] is the request's queue (with a reference), priv[1] says
+ * it was dispatched ---
+ */
+void efq_rq_prepare(struct request *rq);
+void efq_rq_set_queue(struct request *rq, struct efq_queue *ioq);
+struct efq_queue *efq_rq_queue(struct request *rq);
+void efq_rq_dispatched(struct efq_data *efqd, struct request *rq);
+void efq_finish_request(struct request *rq);
+void efq_requeue_request(struct request *rq);
+
 /* --- selection and expiry --- */
 struct efq_queue *efq_select_queue(struct efq_data *efqd, bool force);
 void efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
