@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -48,6 +49,8 @@ options:
   --output FILE           write the report to FILE instead of stdout
   --print-device-params   print the device's parameters in the parameter-file
                           format and exit
+  --list-tunables         print the scheduler's tunables (name, default,
+                          unit, range) and exit
   --help                  this text
   --version               efqsim's version
 )";
@@ -61,6 +64,7 @@ struct Options {
 	bool json = false;
 	std::string output;
 	bool print_params = false;
+	bool list_tunables = false;
 	std::vector<std::string> jobfiles;
 };
 
@@ -144,13 +148,37 @@ Options parse_args(int argc, char **argv)
 			o.output = value(i, "--output");
 		} else if (a == "--print-device-params") {
 			o.print_params = true;
+		} else if (a == "--list-tunables") {
+			o.list_tunables = true;
 		} else {
 			bad_input("unknown option " + a + " (see --help)");
 		}
 	}
-	if (o.jobfiles.empty() && !o.print_params)
+	if (o.jobfiles.empty() && !o.print_params && !o.list_tunables)
 		bad_input("no job file given (see --help)");
 	return o;
+}
+
+// The unit of a tunable, as Documentation/block/*.rst gives it: the
+// schedulers' stores take plain numbers, so the unit is the one thing that
+// cannot be asked of them.
+const char *tunable_unit(const std::string &name)
+{
+	static const std::map<std::string, const char *> units = {
+		{"slice_sync", "ms"},		{"slice_async", "ms"},
+		{"group_idle", "ms"},		{"slice_idle", "ms"},
+		{"fifo_expire_sync", "ms"},	{"fifo_expire_async", "ms"},
+		{"read_expire", "ms"},		{"write_expire", "ms"},
+		{"read_batch_expire", "ms"},	{"write_batch_expire", "ms"},
+		{"antic_expire", "ms"},		{"back_seek_max", "KiB"},
+		{"back_seek_penalty", "x"},	{"quantum", "requests"},
+		{"slice_async_rq", "requests"}, {"fifo_batch", "requests"},
+		{"writes_starved", "batches"},	{"fairness", "bool"},
+		{"hierarchical", "bool"},	{"low_latency", "bool"},
+		{"front_merges", "bool"},
+	};
+	auto it = units.find(name);
+	return it == units.end() ? "-" : it->second;
 }
 
 std::vector<std::string> scheduler_names(const std::string &s)
@@ -182,6 +210,19 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	std::string device_name = dev->name();
+
+	if (o.list_tunables) {
+		efqsim::blk::Config lcfg;
+		lcfg.scheduler = o.scheduler;
+		efqsim::blk::Model m(std::move(dev), lcfg);
+		if (!m.init(&err))
+			bad_input(err);
+		std::printf("%-20s %10s  %-9s %s\n", "name", "default", "unit", "range");
+		for (const auto &t : m.probe_tunables())
+			std::printf("%-20s %10s  %-9s %s..%s\n", t.name.c_str(), t.initial.c_str(),
+				    tunable_unit(t.name), t.min.c_str(), t.max.c_str());
+		return 0;
+	}
 
 	efqsim::workload::ParseContext ctx;
 	ctx.capacity_bytes = dev->capacity_sectors() * 512;

@@ -632,6 +632,37 @@ std::map<std::string, std::string> Model::tunables()
 	return out;
 }
 
+std::vector<Model::TunableInfo> Model::probe_tunables()
+{
+	std::vector<TunableInfo> out;
+	struct elevator_queue *eq = q_->elevator;
+	char page[4096];
+	auto show = [&](const char *name) {
+		ssize_t n = sim_elv_attr_show(eq, name, page);
+		std::string v(page, n > 0 ? static_cast<size_t>(n) : 0);
+		while (!v.empty() && (v.back() == '\n' || v.back() == ' '))
+			v.pop_back();
+		return v;
+	};
+	for (struct elv_fs_entry *a = eq->type->elevator_attrs; a && a->attr.name; a++) {
+		TunableInfo t;
+		t.name = a->attr.name;
+		t.initial = show(a->attr.name);
+		t.min = sim_elv_attr_store(eq, a->attr.name, "0") < 0 ? "?" : show(a->attr.name);
+		// the largest number each store takes without an error
+		t.max = "?";
+		for (const char *big :
+		     {"18446744073709551615", "9223372036854775807", "4294967295", "2147483647"})
+			if (sim_elv_attr_store(eq, a->attr.name, big) >= 0) {
+				t.max = show(a->attr.name);
+				break;
+			}
+		sim_elv_attr_store(eq, a->attr.name, t.initial.c_str());
+		out.push_back(t);
+	}
+	return out;
+}
+
 std::string Model::check_invariants() const
 {
 	std::ostringstream err;

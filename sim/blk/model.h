@@ -103,6 +103,14 @@ public:
 	std::vector<report::GroupResult> group_results();
 	// Tunables as the scheduler shows them.
 	std::map<std::string, std::string> tunables();
+	// Each tunable with the value it starts with and the range its store
+	// accepts, found by asking the scheduler itself: the smallest and the
+	// largest value it keeps when given 0 and a huge number (it clamps).
+	// Only before any IO; the tunables are restored.
+	struct TunableInfo {
+		std::string name, initial, min, max;
+	};
+	std::vector<TunableInfo> probe_tunables();
 	// Invariants: every request dispatched at most once and completed once;
 	// an empty message if all hold.
 	std::string check_invariants() const;

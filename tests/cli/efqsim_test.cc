@@ -165,6 +165,30 @@ TEST(Efqsim, JobFileErrorsNameFileAndLine)
 	EXPECT_NE(r.out.find(path + ":5:"), std::string::npos) << r.out;
 }
 
+// The defaults and ranges come from the scheduler's own sysfs stores.
+TEST(Efqsim, ListTunablesPrintsNameDefaultUnitAndRange)
+{
+	Result c = efqsim("--list-tunables --scheduler cfq");
+	ASSERT_EQ(c.status, 0) << c.out;
+	EXPECT_NE(c.out.find("name                    default  unit      range"), std::string::npos)
+		<< c.out;
+	EXPECT_NE(c.out.find("quantum                       4  requests  1..4294967295"),
+		  std::string::npos)
+		<< c.out;
+	EXPECT_NE(c.out.find("slice_idle                    8  ms        0..4294967295"),
+		  std::string::npos)
+		<< c.out;
+	Result n = efqsim("--list-tunables --scheduler noop");
+	ASSERT_EQ(n.status, 0) << n.out;
+	for (const char *name : {"slice_sync", "group_idle", "fairness", "hierarchical"})
+		EXPECT_NE(n.out.find(name), std::string::npos) << name;
+	EXPECT_EQ(n.out.find("quantum"), std::string::npos);
+	Result a = efqsim("--list-tunables --scheduler anticipatory");
+	EXPECT_NE(a.out.find("antic_expire                  6  ms        0..1000"),
+		  std::string::npos)
+		<< a.out;
+}
+
 TEST(Efqsim, HelpAndVersionSucceed)
 {
 	Result h = efqsim("--help");
