@@ -1200,6 +1200,7 @@ static struct elv_fs_entry as_attrs[] = {
 	EFQ_ATTR(group_idle),
 	EFQ_ATTR(fairness),
 	EFQ_ATTR(hierarchical),
+	EFQ_ATTR(nr_group_requests),
 	__ATTR_NULL
 };
 
@@ -1257,6 +1258,7 @@ static struct elevator_type as_sched = {
 		.init_sched		= as_init_sched,
 		.exit_sched		= as_exit_sched,
 		.prepare_request	= as_prepare_request,
+		.limit_depth		= efq_limit_depth,
 		.insert_requests	= as_insert_requests,
 		.dispatch_request	= as_dispatch_request,
 		.has_work		= as_has_work,

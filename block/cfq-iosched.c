@@ -1181,6 +1181,7 @@ static struct elv_fs_entry cfq_attrs[] = {
 	EFQ_ATTR(group_idle),
 	EFQ_ATTR(fairness),
 	EFQ_ATTR(hierarchical),
+	EFQ_ATTR(nr_group_requests),
 	__ATTR_NULL
 };
 
@@ -1191,6 +1192,7 @@ static struct elevator_type cfq_sched = {
 		.init_icq		= cfq_init_icq,
 		.exit_icq		= cfq_exit_icq,
 		.prepare_request	= cfq_prepare_request,
+		.limit_depth		= efq_limit_depth,
 		.insert_requests	= cfq_insert_requests,
 		.dispatch_request	= cfq_dispatch_request,
 		.has_work		= cfq_has_work,

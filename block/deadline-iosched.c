@@ -533,6 +533,7 @@ static struct elv_fs_entry dl_attrs[] = {
 	EFQ_ATTR(group_idle),
 	EFQ_ATTR(fairness),
 	EFQ_ATTR(hierarchical),
+	EFQ_ATTR(nr_group_requests),
 	__ATTR_NULL
 };
 
@@ -541,6 +542,7 @@ static struct elevator_type dl_sched = {
 		.init_sched		= dl_init_sched,
 		.exit_sched		= dl_exit_sched,
 		.prepare_request	= dl_prepare_request,
+		.limit_depth		= efq_limit_depth,
 		.insert_requests	= dl_insert_requests,
 		.dispatch_request	= dl_dispatch_request,
 		.has_work		= dl_has_work,

@@ -20,6 +20,7 @@
 #include <linux/kdev_t.h>
 #include <linux/kstrtox.h>
 #include <linux/string.h>
+#include <linux/cgroup.h>
 #include <linux/elevator-fq.h>
 
 #include "elevator.h"
@@ -168,6 +169,31 @@ struct efq_group *efq_group_of_blkg(struct efq_data *efqd,
 	return blkg_to_group(blkg);
 }
 EXPORT_SYMBOL_GPL(efq_group_of_blkg);
+
+/**
+ * efq_group_of_current() - the group of the submitting task
+ * @efqd: the device
+ *
+ * Return: the group of the current task's cgroup on this device, or the
+ * root group (flat mode, or no blkg yet).
+ */
+struct efq_group *efq_group_of_current(struct efq_data *efqd)
+{
+	struct efq_group *iog = efqd->root_group;
+	struct blkcg_gq *blkg;
+
+	lockdep_assert_held(&efqd->lock);
+	if (!efqd->hierarchical)
+		return iog;
+	rcu_read_lock();
+	blkg = blkg_lookup(css_to_blkcg(task_css(current, io_cgrp_id)),
+			   efqd->queue);
+	if (blkg)
+		iog = efq_group_of_blkg(efqd, blkg);
+	rcu_read_unlock();
+	return iog;
+}
+EXPORT_SYMBOL_GPL(efq_group_of_current);
 
 /**
  * efq_group_of_bio() - the group that serves @bio

@@ -66,6 +66,7 @@
 #include <linux/elevator-fq.h>
 
 #include "elevator.h"
+#include "blk-mq.h"
 
 static struct kmem_cache *efq_queue_pool;
 
@@ -1752,6 +1753,7 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	lockdep_assert_held(&efqd->lock);
 	ioq->nr_queued++;
 	efqd->nr_queued++;
+	iog->nr_requests++;
 	if (rq->cmd_flags & REQ_META)
 		ioq->meta_pending++;
 	if (!efq_queue_busy(ioq))
@@ -1782,6 +1784,12 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 }
 EXPORT_SYMBOL_GPL(efq_request_add);
 
+static void efq_group_rq_done(struct efq_group *iog)
+{
+	if (!WARN_ON_ONCE(!iog->nr_requests))
+		iog->nr_requests--;
+}
+
 static void efq_request_removed(struct efq_data *efqd, struct efq_queue *ioq,
 				struct request *rq)
 {
@@ -1804,6 +1812,7 @@ void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 {
 	lockdep_assert_held(&efqd->lock);
 	efq_request_removed(efqd, ioq, rq);
+	efq_group_rq_done(ioq->group);
 }
 EXPORT_SYMBOL_GPL(efq_request_merged_away);
 
@@ -1840,6 +1849,7 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
 		efqd->rq_in_driver--;
 	ioq->nr_sectors -= min_t(u64, ioq->nr_sectors, blk_rq_sectors(rq));
+	efq_group_rq_done(ioq->group);
 }
 EXPORT_SYMBOL_GPL(efq_request_requeued);
 
@@ -1991,6 +2001,7 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->rq_in_driver--;
 	if (!WARN_ON_ONCE(!ioq->dispatched))
 		ioq->dispatched--;
+	efq_group_rq_done(ioq->group);
 	if (ioq == efqd->active_queue)
 		efq_active_completed(efqd, ioq, rq);
 	efq_update_hold(efqd, true);
@@ -2005,6 +2016,7 @@ enum efq_tunable {
 	EFQ_TUNE_GROUP_IDLE,
 	EFQ_TUNE_FAIRNESS,
 	EFQ_TUNE_HIERARCHICAL,
+	EFQ_TUNE_NR_GROUP_REQUESTS,
 };
 
 static ssize_t efq_tunable_show(struct elevator_queue *e,
@@ -2026,6 +2038,9 @@ static ssize_t efq_tunable_show(struct elevator_queue *e,
 		break;
 	case EFQ_TUNE_FAIRNESS:
 		v = efqd->fairness;
+		break;
+	case EFQ_TUNE_NR_GROUP_REQUESTS:
+		v = efqd->nr_group_requests;
 		break;
 	default:
 		v = efqd->hierarchical;
@@ -2062,6 +2077,10 @@ static ssize_t efq_tunable_store(struct elevator_queue *e,
 		break;
 	case EFQ_TUNE_FAIRNESS:
 		efqd->fairness = min_t(u64, v, 1);
+		break;
+	case EFQ_TUNE_NR_GROUP_REQUESTS:
+		efqd->nr_group_requests = clamp_t(u64, v, EFQ_MIN_GROUP_REQUESTS,
+						  UINT_MAX);
 		break;
 	default:
 		ret = efq_set_hierarchical(efqd, v != 0);
@@ -2104,6 +2123,35 @@ EFQ_SHOW_FN(hierarchical, EFQ_TUNE_HIERARCHICAL)
 EXPORT_SYMBOL_GPL(efq_hierarchical_show);
 EFQ_STORE_FN(hierarchical, EFQ_TUNE_HIERARCHICAL)
 EXPORT_SYMBOL_GPL(efq_hierarchical_store);
+EFQ_SHOW_FN(nr_group_requests, EFQ_TUNE_NR_GROUP_REQUESTS)
+EXPORT_SYMBOL_GPL(efq_nr_group_requests_show);
+EFQ_STORE_FN(nr_group_requests, EFQ_TUNE_NR_GROUP_REQUESTS)
+EXPORT_SYMBOL_GPL(efq_nr_group_requests_store);
+
+/**
+ * efq_limit_depth() - elevator_mq_ops.limit_depth: per-group request caps
+ * @opf: the request's operation and flags
+ * @data: the tag allocation; its shallow depth is set here
+ *
+ * A group holding nr_group_requests requests (queued or in flight) gets a
+ * shallow depth of one tag, so its submitters wait while other groups
+ * still find tags (the blk-mq form of V10's per-group request lists).  The
+ * group is the submitting task's; writeback submitted by a flusher thread
+ * counts against the flusher's group here, although its requests are the
+ * dirtier's.
+ */
+void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct efq_data *efqd = data->q->elevator->elevator_data;
+	struct efq_group *iog;
+
+	spin_lock_irq(&efqd->lock);
+	iog = efq_group_of_current(efqd);
+	if (iog->nr_requests >= efqd->nr_group_requests)
+		data->shallow_depth = 1;
+	spin_unlock_irq(&efqd->lock);
+}
+EXPORT_SYMBOL_GPL(efq_limit_depth);
 
 /* --- device lifetime ---------------------------------------------------- */
 
@@ -2164,6 +2212,7 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	efqd->slice[0] = EFQ_SLICE_ASYNC_NS;
 	efqd->slice[1] = EFQ_SLICE_SYNC_NS;
 	efqd->group_idle = EFQ_GROUP_IDLE_NS;
+	efqd->nr_group_requests = EFQ_NR_GROUP_REQUESTS;
 	efqd->hierarchical = true;
 	hrtimer_init(&efqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	efqd->idle_timer.function = efq_idle_timer_fn;

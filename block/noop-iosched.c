@@ -182,6 +182,7 @@ static struct elv_fs_entry noop_attrs[] = {
 	EFQ_ATTR(group_idle),
 	EFQ_ATTR(fairness),
 	EFQ_ATTR(hierarchical),
+	EFQ_ATTR(nr_group_requests),
 	__ATTR_NULL
 };
 
@@ -190,6 +191,7 @@ static struct elevator_type noop_sched = {
 		.init_sched		= noop_init_sched,
 		.exit_sched		= noop_exit_sched,
 		.prepare_request	= efq_rq_prepare,
+		.limit_depth		= efq_limit_depth,
 		.insert_requests	= noop_insert_requests,
 		.dispatch_request	= noop_dispatch_request,
 		.has_work		= noop_has_work,

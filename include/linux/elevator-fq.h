@@ -17,6 +17,7 @@
 #define _LINUX_ELEVATOR_FQ_H
 
 #include <linux/types.h>
+#include <linux/blk_types.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
@@ -51,6 +52,10 @@ struct bio;
 #define EFQ_GROUP_IDLE_NS	(8 * NSEC_PER_MSEC)
 /* How long an empty queue that used its slice waits to become busy again. */
 #define EFQ_WAIT_BUSY_NS	(8 * NSEC_PER_MSEC)
+
+/* Requests a group may hold (queued or in flight) before it must wait. */
+#define EFQ_NR_GROUP_REQUESTS	128
+#define EFQ_MIN_GROUP_REQUESTS	4
 
 /* Number of best-effort and real-time priority levels (0 is highest). */
 #define EFQ_NR_PRIO		8
@@ -212,6 +217,7 @@ enum efq_group_flag {
  * @async_queue: shared async queues of the group, per RT/BE class and prio
  * @async_idle_queue: shared async queue of the idle class
  * @ioq: the group's single queue (single-queue schedulers)
+ * @nr_requests: requests of the group queued or in flight
  */
 struct efq_group {
 	struct efq_entity entity;
@@ -227,6 +233,7 @@ struct efq_group {
 	struct efq_queue *async_queue[2][EFQ_NR_PRIO];
 	struct efq_queue *async_idle_queue;
 	struct efq_queue *ioq;
+	unsigned int nr_requests;
 };
 
 /* Scheduler features (efq_sched_ops.features). */
@@ -308,6 +315,8 @@ enum efq_expire_reason {
  * @slice: base slice lengths in ns, [0] async, [1] sync
  * @group_idle: group idle period in ns; 0 disables group idling
  * @fairness: 1: drain before switching queues and charge real time
+ * @nr_group_requests: requests a group may hold before its submitters
+ *	wait for a tag (through limit_depth)
  * @hierarchical: group scheduling on (else every queue is in the root)
  * @nr_expired: expiries per enum efq_expire_reason
  * @nr_preempted: preemptions done
@@ -331,6 +340,7 @@ struct efq_data {
 	u64 slice[2];
 	u64 group_idle;
 	unsigned int fairness;
+	unsigned int nr_group_requests;
 	bool hierarchical;
 	unsigned long nr_expired[EFQ_EXPIRE_NR];
 	unsigned long nr_preempted;
@@ -478,7 +488,8 @@ void efq_schedule_dispatch(struct efq_data *efqd);
  * slice_sync, slice_async (ms, clamped to 1..UINT_MAX), group_idle (ms,
  * 0..UINT_MAX, 0 disables), fairness (0..1) and hierarchical (0..1, -EBUSY
  * while requests are queued).  A value that is not a number is -EINVAL; an
- * out-of-range number is clamped.
+ * out-of-range number is clamped.  nr_group_requests (4..UINT_MAX) caps the
+ * requests one group holds; schedulers enforce it with efq_limit_depth().
  */
 #define EFQ_ATTR(name) __ATTR(name, 0644, efq_##name##_show, efq_##name##_store)
 
@@ -492,6 +503,10 @@ EFQ_DECLARE_ATTR(slice_async);
 EFQ_DECLARE_ATTR(group_idle);
 EFQ_DECLARE_ATTR(fairness);
 EFQ_DECLARE_ATTR(hierarchical);
+EFQ_DECLARE_ATTR(nr_group_requests);
+
+struct blk_mq_alloc_data;
+void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 
 /* --- groups (engine side) --- */
 void efq_group_init(struct efq_group *iog, unsigned int weight,
@@ -512,6 +527,7 @@ struct efq_group *efq_group_of_blkg(struct efq_data *efqd,
 				    struct blkcg_gq *blkg);
 struct efq_group *efq_group_of_rq(struct efq_data *efqd, struct request *rq);
 struct efq_group *efq_group_of_bio(struct efq_data *efqd, struct bio *bio);
+struct efq_group *efq_group_of_current(struct efq_data *efqd);
 int efq_cgroup_activate(struct efq_data *efqd);
 void efq_cgroup_deactivate(struct efq_data *efqd);
 int efq_cgroup_set_weight(struct blkcg *blkcg, unsigned int weight);

@@ -308,17 +308,28 @@ void Model::submit(workload::TaskId task, const workload::Io &io,
 	submit_bio(b);
 }
 
+void Model::set_current(const Task *t)
+{
+	sim_set_current(t->pid, t->comm.c_str());
+	sim_current_set_io_css(&t->cg->blkcg->css);
+}
+
 void Model::submit_bio(Bio *b)
 {
 	struct elevator_queue *e = q_->elevator;
-	sim_set_current(b->task->pid, b->task->comm.c_str());
+	set_current(b->task);
 	if (e->type->ops.bio_merge && e->type->ops.bio_merge(q_.get(), &b->bio, 1)) {
 		counters_.bio_merges++;
 		return;
 	}
-	// Sleepers go first: a new submitter never takes a tag from them (the
-	// kernel's sbitmap lets a little stealing happen; FIFO is the model).
-	if (!waiters_.empty() || !alloc_request(b)) {
+	// Sleepers go first: a tag freed a moment ago is theirs (the kernel's
+	// sbitmap lets a little stealing happen; FIFO is the model).  A sleeper
+	// its shallow depth keeps waiting does not hold up others.
+	if (!waiters_.empty()) {
+		wake_waiters();
+		set_current(b->task);
+	}
+	if (!alloc_request(b)) {
 		counters_.tag_waits++;
 		waiters_.push_back(b);
 	}
@@ -407,7 +418,7 @@ void Model::wake_waiters()
 	// up those behind it that can.
 	for (size_t i = 0; i < waiters_.size();) {
 		Bio *b = waiters_[i];
-		sim_set_current(b->task->pid, b->task->comm.c_str());
+		set_current(b->task);
 		std::vector<Bio *> tail(waiters_.begin() + static_cast<long>(i) + 1,
 					waiters_.end());
 		waiters_.resize(i);

@@ -131,6 +131,7 @@ private:
 	};
 
 	Cgroup *cgroup(const std::string &path);
+	void set_current(const Task *t);
 	void submit_bio(Bio *bio);
 	bool alloc_request(Bio *bio);
 	void wake_waiters();

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+// nr_group_requests through limit_depth (seed-tests U4): a group holding its
+// quota of requests makes its own submitters wait, never another group's
+// while tags remain.
+#include "harness.h"
+
+namespace {
+
+using namespace efqtest;
+
+const auto *env = ::testing::AddGlobalTestEnvironment(new SchedEnv);
+
+class GroupRequests : public SchedTest, public ::testing::WithParamInterface<const char *> {};
+
+TEST_P(GroupRequests, AGroupAtItsQuotaWaitsWhileAnotherGroupGetsATag)
+{
+	Config cfg;
+	cfg.scheduler = GetParam();
+	cfg.nr_requests = 64;
+	cfg.tunables = {{"nr_group_requests", "8"}};
+	Make(cfg, 1, 10 * kMs);
+	TaskId a = Task(Spec("a", "a")), b = Task(Spec("b", "b"));
+	for (int i = 0; i < 20; i++)
+		Submit(a, static_cast<uint64_t>(i) << 24, 4096);
+	uint64_t waits = m_->counters().tag_waits;
+	// 8 counted requests, then a shallow depth of one tag (tag 0, taken)
+	EXPECT_EQ(waits, 12u) << "the 9th and later requests of group a wait";
+	auto done = Submit(b, 1ull << 34, 4096);
+	EXPECT_EQ(m_->counters().tag_waits, waits) << "group b is under its quota";
+	ASSERT_TRUE(m_->drain(m_->now() + 10'000 * kMs));
+	EXPECT_GT(*done, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSchedulers, GroupRequests,
+			 ::testing::Values("noop", "deadline-fq", "as", "cfq"),
+			 [](const auto &info) {
+				 std::string s = info.param;
+				 return s == "deadline-fq" ? std::string("deadline_fq") : s;
+			 });
+
+TEST(GroupRequestsTunable, HasTheSeriesDefaultAFloorOf4AndRejectsNonNumbers)
+{
+	efqsim::blk::ensure_modules();
+	for (auto [value, shown] :
+	     {std::pair{"", "128"}, std::pair{"1", "4"}, std::pair{"512", "512"}}) {
+		Config cfg;
+		if (*value)
+			cfg.tunables = {{"nr_group_requests", value}};
+		Model m(std::make_unique<RecordingDevice>(1, kMs), cfg);
+		std::string err;
+		ASSERT_TRUE(m.init(&err)) << err;
+		EXPECT_EQ(m.tunables()["nr_group_requests"], shown);
+	}
+	Config bad;
+	bad.tunables = {{"nr_group_requests", "abc"}};
+	Model m(std::make_unique<RecordingDevice>(1, kMs), bad);
+	std::string err;
+	EXPECT_FALSE(m.init(&err));
+	EXPECT_EQ(err, "tunable nr_group_requests=abc: Invalid argument");
+}
+
+} // namespace
