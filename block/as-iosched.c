@@ -1054,32 +1054,6 @@ static void as_requeue_request(struct request *rq)
 	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
-static bool as_bio_merge(struct request_queue *q, struct bio *bio,
-			 unsigned int nr_segs)
-{
-	struct efq_data *efqd = q->elevator->elevator_data;
-	struct request *free = NULL;
-	bool ret;
-
-	spin_lock_irq(&efqd->lock);
-	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	spin_unlock_irq(&efqd->lock);
-	if (free)
-		blk_mq_free_request(free);
-	return ret;
-}
-
-/* Never merge a bio into a request of another group. */
-static bool as_allow_merge(struct request_queue *q, struct request *rq,
-			   struct bio *bio)
-{
-	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = as_rq_ioq(rq);
-
-	lockdep_assert_held(&efqd->lock);
-	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
-}
-
 /* @next was merged into @rq: it leaves, and @rq keeps the older deadline. */
 static void as_requests_merged(struct request_queue *q, struct request *rq,
 			       struct request *next)
@@ -1264,8 +1238,8 @@ static struct elevator_type as_sched = {
 		.has_work		= as_has_work,
 		.finish_request		= as_finish_request,
 		.requeue_request	= as_requeue_request,
-		.bio_merge		= as_bio_merge,
-		.allow_merge		= as_allow_merge,
+		.bio_merge		= efq_bio_merge,
+		.allow_merge		= efq_allow_merge,
 		.requests_merged	= as_requests_merged,
 	},
 	.elevator_attrs	= as_attrs,

@@ -984,21 +984,6 @@ static void cfq_requeue_request(struct request *rq)
 	cfq_release_request(rq, false);
 }
 
-static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
-			  unsigned int nr_segs)
-{
-	struct efq_data *efqd = q->elevator->elevator_data;
-	struct request *free = NULL;
-	bool ret;
-
-	spin_lock_irq(&efqd->lock);
-	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	spin_unlock_irq(&efqd->lock);
-	if (free)
-		blk_mq_free_request(free);
-	return ret;
-}
-
 /*
  * A bio joins only a request of its own queue: same group, same kind, and
  * for sync IO the same process.
@@ -1006,12 +991,9 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 static bool cfq_allow_merge(struct request_queue *q, struct request *rq,
 			    struct bio *bio)
 {
-	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = cfq_rq_ioq(rq);
 	struct cfq_io_cq *cic = cfq_rq_cic(rq);
 
-	lockdep_assert_held(&efqd->lock);
-	if (!ioq || efq_queue_group(ioq) != efq_group_of_bio(efqd, bio))
+	if (!efq_allow_merge(q, rq, bio))
 		return false;
 	if (op_is_sync(bio->bi_opf) != rq_is_sync(rq))
 		return false;
@@ -1198,7 +1180,7 @@ static struct elevator_type cfq_sched = {
 		.has_work		= cfq_has_work,
 		.finish_request		= cfq_finish_request,
 		.requeue_request	= cfq_requeue_request,
-		.bio_merge		= cfq_bio_merge,
+		.bio_merge		= efq_bio_merge,
 		.allow_merge		= cfq_allow_merge,
 		.requests_merged	= cfq_requests_merged,
 	},

@@ -329,21 +329,6 @@ static bool dl_has_work(struct blk_mq_hw_ctx *hctx)
 	return efq_has_work(dl_efqd(hctx->queue));
 }
 
-static bool dl_bio_merge(struct request_queue *q, struct bio *bio,
-			 unsigned int nr_segs)
-{
-	struct efq_data *efqd = dl_efqd(q);
-	struct request *free = NULL;
-	bool ret;
-
-	spin_lock_irq(&efqd->lock);
-	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	spin_unlock_irq(&efqd->lock);
-	if (free)
-		blk_mq_free_request(free);
-	return ret;
-}
-
 /*
  * Front merges: a queued request of the bio's group that starts where the
  * bio ends.  Back merges are found by the block core's hash.
@@ -404,17 +389,6 @@ static void dl_requests_merged(struct request_queue *q, struct request *rq,
 	}
 	dl_del_request(q, ioq->sched_queue, next);
 	efq_request_merged_away(efqd, ioq, next);
-}
-
-/* Never merge a bio into a request of another group. */
-static bool dl_allow_merge(struct request_queue *q, struct request *rq,
-			   struct bio *bio)
-{
-	struct efq_data *efqd = dl_efqd(q);
-	struct efq_queue *ioq = efq_rq_queue(rq);
-
-	lockdep_assert_held(&efqd->lock);
-	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
 }
 
 /* --- sysfs tunables ------------------------------------------------------ */
@@ -548,11 +522,11 @@ static struct elevator_type dl_sched = {
 		.has_work		= dl_has_work,
 		.finish_request		= efq_finish_request,
 		.requeue_request	= efq_requeue_request,
-		.bio_merge		= dl_bio_merge,
+		.bio_merge		= efq_bio_merge,
 		.request_merge		= dl_request_merge,
 		.request_merged		= dl_request_merged,
 		.requests_merged	= dl_requests_merged,
-		.allow_merge		= dl_allow_merge,
+		.allow_merge		= efq_allow_merge,
 		.former_request		= elv_rb_former_request,
 		.next_request		= elv_rb_latter_request,
 	},

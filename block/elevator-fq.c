@@ -67,6 +67,7 @@
 
 #include "elevator.h"
 #include "blk-mq.h"
+#include "blk-mq-sched.h"
 
 static struct kmem_cache *efq_queue_pool;
 
@@ -1939,6 +1940,49 @@ void efq_requeue_request(struct request *rq)
 	efq_rq_release(rq, true);
 }
 EXPORT_SYMBOL_GPL(efq_requeue_request);
+
+/**
+ * efq_bio_merge() - elevator_mq_ops.bio_merge for the engine's schedulers
+ * @q: the request queue
+ * @bio: the bio to merge into a queued request
+ * @nr_segs: its segments
+ *
+ * Return: true if @bio was merged (a request it made redundant is freed).
+ */
+bool efq_bio_merge(struct request_queue *q, struct bio *bio,
+		   unsigned int nr_segs)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct request *free = NULL;
+	bool ret;
+
+	spin_lock_irq(&efqd->lock);
+	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	spin_unlock_irq(&efqd->lock);
+	if (free)
+		blk_mq_free_request(free);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(efq_bio_merge);
+
+/**
+ * efq_allow_merge() - elevator_mq_ops.allow_merge: never across groups
+ * @q: the request queue
+ * @rq: a queued request (its queue set by efq_rq_set_queue())
+ * @bio: the bio that would join it
+ *
+ * Return: true if @bio belongs to the group of @rq's queue.
+ */
+bool efq_allow_merge(struct request_queue *q, struct request *rq,
+		     struct bio *bio)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_queue *ioq = efq_rq_queue(rq);
+
+	lockdep_assert_held(&efqd->lock);
+	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
+}
+EXPORT_SYMBOL_GPL(efq_allow_merge);
 
 /* A request of the queue in service completed. */
 static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,

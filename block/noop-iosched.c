@@ -140,32 +140,6 @@ static bool noop_has_work(struct blk_mq_hw_ctx *hctx)
 	return efq_has_work(hctx->queue->elevator->elevator_data);
 }
 
-static bool noop_bio_merge(struct request_queue *q, struct bio *bio,
-			   unsigned int nr_segs)
-{
-	struct efq_data *efqd = q->elevator->elevator_data;
-	struct request *free = NULL;
-	bool ret;
-
-	spin_lock_irq(&efqd->lock);
-	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	spin_unlock_irq(&efqd->lock);
-	if (free)
-		blk_mq_free_request(free);
-	return ret;
-}
-
-/* Never merge a bio into a request of another group. */
-static bool noop_allow_merge(struct request_queue *q, struct request *rq,
-			     struct bio *bio)
-{
-	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = efq_rq_queue(rq);
-
-	lockdep_assert_held(&efqd->lock);
-	return ioq && efq_queue_group(ioq) == efq_group_of_bio(efqd, bio);
-}
-
 static void noop_requests_merged(struct request_queue *q, struct request *rq,
 				 struct request *next)
 {
@@ -197,8 +171,8 @@ static struct elevator_type noop_sched = {
 		.has_work		= noop_has_work,
 		.finish_request		= efq_finish_request,
 		.requeue_request	= efq_requeue_request,
-		.bio_merge		= noop_bio_merge,
-		.allow_merge		= noop_allow_merge,
+		.bio_merge		= efq_bio_merge,
+		.allow_merge		= efq_allow_merge,
 		.requests_merged	= noop_requests_merged,
 	},
 	.elevator_attrs	= noop_attrs,

@@ -468,6 +468,10 @@ struct efq_queue *efq_rq_queue(struct request *rq);
 void efq_rq_dispatched(struct efq_data *efqd, struct request *rq);
 void efq_finish_request(struct request *rq);
 void efq_requeue_request(struct request *rq);
+bool efq_bio_merge(struct request_queue *q, struct bio *bio,
+		   unsigned int nr_segs);
+bool efq_allow_merge(struct request_queue *q, struct request *rq,
+		     struct bio *bio);
 
 /* --- selection and expiry --- */
 struct efq_queue *efq_select_queue(struct efq_data *efqd, bool force);
