@@ -17,19 +17,15 @@
 #include <vector>
 
 #include "blk/model.h"
+#include "run/run.h"
 #include "dev/device.h"
 #include "report/json.h"
 #include "report/logs.h"
 #include "report/text.h"
-#include "workload/jobfile.h"
-#include "workload/jobs.h"
 
 namespace {
 
-constexpr const char *kVersion = "0.1";
-constexpr int64_t kSec = 1'000'000'000;
-// A run that has not ended after this much simulated time is stuck.
-constexpr int64_t kMaxSimNs = 24 * 3600 * kSec;
+using efqsim::run::kVersion;
 
 const char *kUsage = R"(usage: efqsim [options] JOBFILE...
 
@@ -181,25 +177,14 @@ const char *tunable_unit(const std::string &name)
 	return it == units.end() ? "-" : it->second;
 }
 
-std::vector<std::string> scheduler_names(const std::string &s)
-{
-	if (s == "as" || s == "anticipatory")
-		return {"as", "anticipatory"};
-	return {s};
-}
-
 } // namespace
 
 int main(int argc, char **argv)
 {
 	Options o = parse_args(argc, argv);
 	efqsim::blk::ensure_modules();
-	if (!efqsim::blk::scheduler_exists(o.scheduler)) {
-		if (o.scheduler == "cfq" || o.scheduler == "deadline-fq" || o.scheduler == "as" ||
-		    o.scheduler == "anticipatory")
-			bad_input("scheduler " + o.scheduler + " is not available yet");
+	if (!efqsim::blk::scheduler_exists(o.scheduler))
 		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
-	}
 
 	std::string err;
 	std::unique_ptr<efqsim::dev::Device> dev = efqsim::dev::make_device(o.device, &err);
@@ -224,16 +209,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	efqsim::workload::ParseContext ctx;
-	ctx.capacity_bytes = dev->capacity_sectors() * 512;
-	ctx.scheduler_names = scheduler_names(o.scheduler);
-	ctx.seed = o.seed;
-	efqsim::workload::JobFileInfo info;
-	std::vector<efqsim::workload::JobSpec> jobs =
-		efqsim::workload::parse_jobfiles(o.jobfiles, ctx, &err, &info);
-	if (jobs.empty())
-		bad_input(err.empty() ? "the job files define no job" : err);
-
 	std::ostream *out = &std::cout;
 	std::ofstream file;
 	if (!o.output.empty()) {
@@ -243,56 +218,29 @@ int main(int argc, char **argv)
 		out = &file;
 	}
 
-	efqsim::blk::Config cfg;
-	cfg.scheduler = o.scheduler;
-	cfg.hierarchical = o.hier;
-	cfg.tunables = o.tunables;
-	efqsim::blk::Model model(std::move(dev), cfg);
-	if (!model.init(&err))
-		bad_input(err);
-
-	int64_t start = model.now();
-	efqsim::workload::JobEngine engine(model, jobs);
-	if (!engine.start())
-		bad_input(model.task_error().empty() ? "a job's task could not be created"
-						     : model.task_error());
-
+	efqsim::run::Setup setup;
+	setup.device = o.device;
+	setup.scheduler = o.scheduler;
+	setup.hierarchical = o.hier;
+	setup.tunables = o.tunables;
+	setup.seed = o.seed;
 	bool tty = isatty(2);
-	int64_t step = kSec;
-	int64_t last_shown = -1;
-	while (!engine.finished()) {
-		int64_t t = model.now() + step;
-		if (t - start > kMaxSimNs)
-			internal_error("the jobs did not finish within 24 h of simulated time");
-		model.run_until(t);
-		int64_t shown = (model.now() - start) / kSec;
-		if (tty && shown != last_shown && shown >= 5) {
-			std::cerr << "\refqsim: " << shown << " s simulated" << std::flush;
-			last_shown = shown;
-		}
-	}
-	if (tty && last_shown >= 0)
-		std::cerr << "\r\033[K";
-	int64_t end = engine.end_time();
-	if (!model.drain(model.now() + 3600 * kSec))
-		internal_error("requests still outstanding after the jobs ended (" +
-			       std::to_string(model.outstanding()) + ")");
-	std::string broken = model.check_invariants();
-	if (!broken.empty())
-		internal_error(broken);
-
+	bool shown = false;
+	if (tty)
+		setup.progress = [&shown](int64_t s) {
+			if (s >= 5) {
+				std::cerr << "\refqsim: " << s << " s simulated" << std::flush;
+				shown = true;
+			}
+		};
 	efqsim::report::RunResult r;
-	r.efqsim_version = kVersion;
-	r.seed = o.seed;
-	r.device = device_name;
-	r.scheduler = o.scheduler;
-	r.hierarchical = o.hier;
-	r.tunables = model.tunables();
-	r.duration_ns = end - start;
-	r.jobs = engine.results();
-	r.groups = model.group_results();
-	r.group_reporting = info.group_reporting;
-	r.global_options = info.global_options;
+	efqsim::run::Status st = efqsim::run::run_jobfiles(setup, o.jobfiles, &r, &err);
+	if (shown)
+		std::cerr << "\r\033[K";
+	if (st == efqsim::run::Status::bad_input)
+		bad_input(err);
+	if (st == efqsim::run::Status::internal)
+		internal_error(err);
 
 	if (o.json)
 		*out << efqsim::report::to_json(r);

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "run/run.h"
+
+#include <memory>
+
+#include "blk/model.h"
+#include "dev/device.h"
+#include "workload/jobs.h"
+
+namespace efqsim::run {
+namespace {
+
+constexpr int64_t kSec = 1'000'000'000;
+// A run that has not ended after this much simulated time is stuck.
+constexpr int64_t kMaxSimNs = 24 * 3600 * kSec;
+
+Status check_scheduler(const std::string &name, std::string *err)
+{
+	blk::ensure_modules();
+	if (blk::scheduler_exists(name))
+		return Status::ok;
+	*err = "unknown scheduler '" + name + "' (cfq, deadline-fq, as, noop)";
+	return Status::bad_input;
+}
+
+} // namespace
+
+std::vector<std::string> scheduler_names(const std::string &scheduler)
+{
+	if (scheduler == "as" || scheduler == "anticipatory")
+		return {"as", "anticipatory"};
+	return {scheduler};
+}
+
+Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
+		    report::RunResult *result, std::string *err)
+{
+	if (Status s = check_scheduler(setup.scheduler, err); s != Status::ok)
+		return s;
+	std::unique_ptr<dev::Device> dev = dev::make_device(setup.device, err);
+	if (!dev)
+		return Status::bad_input;
+	workload::ParseContext ctx;
+	ctx.capacity_bytes = dev->capacity_sectors() * 512;
+	ctx.scheduler_names = scheduler_names(setup.scheduler);
+	ctx.seed = setup.seed;
+	workload::JobFileInfo info;
+	std::vector<workload::JobSpec> jobs = workload::parse_jobfiles(paths, ctx, err, &info);
+	if (jobs.empty()) {
+		if (err->empty())
+			*err = "the job files define no job";
+		return Status::bad_input;
+	}
+	return run_jobs(setup, std::move(jobs), info, result, err);
+}
+
+Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
+		const workload::JobFileInfo &info, report::RunResult *result, std::string *err)
+{
+	if (Status s = check_scheduler(setup.scheduler, err); s != Status::ok)
+		return s;
+	std::unique_ptr<dev::Device> dev = dev::make_device(setup.device, err);
+	if (!dev)
+		return Status::bad_input;
+	std::string device_name = dev->name();
+
+	blk::Config cfg;
+	cfg.scheduler = setup.scheduler;
+	cfg.hierarchical = setup.hierarchical;
+	cfg.tunables = setup.tunables;
+	blk::Model model(std::move(dev), cfg);
+	if (!model.init(err))
+		return Status::bad_input;
+
+	int64_t start = model.now();
+	workload::JobEngine engine(model, std::move(jobs));
+	if (!engine.start()) {
+		*err = model.task_error().empty() ? "a job's task could not be created"
+						  : model.task_error();
+		return Status::bad_input;
+	}
+	int64_t last_shown = -1;
+	while (!engine.finished()) {
+		int64_t t = model.now() + kSec;
+		if (t - start > kMaxSimNs) {
+			*err = "the jobs did not finish within 24 h of simulated time";
+			return Status::internal;
+		}
+		model.run_until(t);
+		int64_t shown = (model.now() - start) / kSec;
+		if (setup.progress && shown != last_shown) {
+			setup.progress(shown);
+			last_shown = shown;
+		}
+	}
+	int64_t end = engine.end_time();
+	if (!model.drain(model.now() + 3600 * kSec)) {
+		*err = "requests still outstanding after the jobs ended (" +
+		       std::to_string(model.outstanding()) + ")";
+		return Status::internal;
+	}
+	if (std::string broken = model.check_invariants(); !broken.empty()) {
+		*err = broken;
+		return Status::internal;
+	}
+
+	report::RunResult &r = *result;
+	r = report::RunResult{};
+	r.efqsim_version = kVersion;
+	r.seed = setup.seed;
+	r.device = device_name;
+	r.scheduler = setup.scheduler;
+	r.hierarchical = setup.hierarchical;
+	r.tunables = model.tunables();
+	r.duration_ns = end - start;
+	r.jobs = engine.results();
+	r.groups = model.group_results();
+	r.group_reporting = info.group_reporting;
+	r.global_options = info.global_options;
+	return Status::ok;
+}
+
+} // namespace efqsim::run

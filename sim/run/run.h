@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+// One simulated run: job files (or parsed jobs) on a device under a
+// scheduler, to a report::RunResult.  The efqsim program, `efqsim compare`,
+// the scenario tests and the demo all run jobs through here, so a run means
+// the same thing everywhere.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/results.h"
+#include "workload/jobfile.h"
+
+namespace efqsim::run {
+
+constexpr const char *kVersion = "0.1";
+
+struct Setup {
+	std::string device = "hdd"; // make_device(): hdd, ssd, null or a parameter file
+	std::string scheduler = "noop";
+	bool hierarchical = true;
+	// "name=value", applied through the scheduler's sysfs attributes.
+	std::vector<std::pair<std::string, std::string>> tunables;
+	uint64_t seed = 0;
+	// Called about once per simulated second with the seconds simulated
+	// so far (the CLI's progress line); may be empty.
+	std::function<void(int64_t seconds)> progress;
+};
+
+enum class Status {
+	ok,
+	bad_input, // the device, scheduler, tunables or jobs are wrong: *err says why
+	internal,  // an invariant of the simulation broke: *err says which
+};
+
+// The names ioscheduler= accepts for @scheduler: itself and its aliases.
+std::vector<std::string> scheduler_names(const std::string &scheduler);
+
+// Parses @paths as fio job files for @setup's device and runs them.
+Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
+		    report::RunResult *result, std::string *err);
+
+// Runs jobs already parsed (with a ParseContext for @setup's device).
+Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
+		const workload::JobFileInfo &info, report::RunResult *result, std::string *err);
+
+} // namespace efqsim::run
