@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lifecycle without leaks or oops: scheduler switches under IO, two devices
+# with different schedulers at once, rmdir of a cgroup with IO queued,
+# removal of a device with IO queued, rmmod/insmod with cgroups around.
+# init checks dmesg after this file (WARNING/BUG/Oops fail it).
+
+# A device slow enough that requests wait in the scheduler.
+MID="irqmode=2 completion_nsec=200000 hw_queue_depth=4 memory_backed=0"
+fiojob() { # NAME DEV SECONDS [extra fio options]
+	_n=$1 _d=$2 _t=$3
+	shift 3
+	echo fio --name=$_n --filename=/dev/$_d --direct=1 --ioengine=libaio --rw=randrw --bs=4k \
+		--iodepth=16 --runtime=$_t --time_based --minimal "$@"
+}
+
+# --- switching schedulers under running fio -------------------------------------
+nb_create 2 $MID || fail "create nullb2"
+cg_make lc
+# shellcheck disable=SC2046
+in_cg lc /tmp/sw.fio $(fiojob sw nullb2 14)
+pid=$!
+sleep 1
+ok=0 n=0
+for s in cfq deadline-fq as noop none mq-deadline bfq cfq noop bfq as none deadline-fq mq-deadline cfq; do
+	n=$((n + 1))
+	if set_sched nullb2 $s; then ok=$((ok + 1)); else log "switch to $s under IO failed: $(cat /sys/block/nullb2/queue/scheduler)"; fi
+	sleep 0.5
+done
+cond "$n scheduler switches under running fio took effect ($ok)" $ok = $n
+wait $pid
+check "fio survived $n scheduler switches without an IO error" fio_ok /tmp/sw.fio
+
+# --- two devices at once with different schedulers -------------------------------
+nb_create 3 $MID || fail "create nullb3"
+for pair in "cfq deadline-fq" "as noop" "deadline-fq bfq" "noop cfq"; do
+	a=${pair% *} b=${pair#* }
+	set_sched nullb2 $a && set_sched nullb3 $b || fail "select $a on nullb2 and $b on nullb3"
+	cg_make lcb
+	# shellcheck disable=SC2046
+	in_cg lc /tmp/two2.fio $(fiojob two2 nullb2 2)
+	p2=$!
+	# shellcheck disable=SC2046
+	in_cg lcb /tmp/two3.fio $(fiojob two3 nullb3 2)
+	p3=$!
+	wait $p2
+	wait $p3
+	check "two devices at once: $a on nullb2 and $b on nullb3 (fio ok on both)" \
+		sh -c ". /tests/lib.sh; fio_ok /tmp/two2.fio && fio_ok /tmp/two3.fio"
+done
+
+# --- rmdir of a cgroup with IO queued ----------------------------------------------
+for s in $EFQ_SCHEDS; do
+	set_sched nullb2 $s || fail "select $s on nullb2"
+	cg_make rq
+	# moved out while its requests are queued, then rmdir
+	# shellcheck disable=SC2046
+	in_cg rq /tmp/rq.fio $(fiojob rq nullb2 3)
+	pid=$!
+	sleep 1
+	for p in $(cat $CG/rq/cgroup.procs); do echo $p >$CG/cgroup.procs; done
+	check "$s: rmdir of a cgroup whose fio was just moved out (IO queued)" cg_remove rq
+	wait $pid
+	check "$s: fio moved out of a removed cgroup finishes without error" fio_ok /tmp/rq.fio
+	# killed, then rmdir as soon as it is empty
+	cg_make rq
+	# shellcheck disable=SC2046
+	in_cg rq /tmp/rq.fio $(fiojob rq nullb2 10)
+	pid=$!
+	sleep 1
+	for p in $(cat $CG/rq/cgroup.procs); do kill -9 $p; done
+	check "$s: rmdir of a cgroup whose fio was killed with IO queued" cg_remove rq
+	wait $pid 2>/dev/null
+done
+# shellcheck disable=SC2046,SC2091 # run the command fiojob prints
+$(fiojob after nullb2 1) >/tmp/after.fio 2>&1
+check "device still serves IO after the cgroup removals" fio_ok /tmp/after.fio
+
+# --- removing a device with IO queued -------------------------------------------------
+i=4
+for s in $EFQ_SCHEDS; do
+	nb_create $i $MID || fail "create nullb$i"
+	set_sched nullb$i $s || fail "select $s on nullb$i"
+	cg_make rm$i
+	# shellcheck disable=SC2046
+	in_cg rm$i /tmp/rm.fio $(fiojob rm nullb$i 20)
+	pid=$!
+	sleep 1
+	check "$s: power off nullb$i with IO queued" sh -c "echo 0 > $CFS/nullb$i/power"
+	t=0
+	while kill -0 $pid 2>/dev/null && [ $t -lt 100 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	if kill -0 $pid 2>/dev/null; then
+		fail "$s: fio ends within 10 s after its device is removed"
+		kill -9 $pid
+	else
+		pass "$s: fio ends within 10 s after its device is removed"
+	fi
+	wait $pid 2>/dev/null
+	check "$s: /dev/nullb$i is gone" test ! -e /sys/block/nullb$i
+	check "$s: rmdir of the device's configfs item" rmdir $CFS/nullb$i
+	check "$s: rmdir of the cgroup that used the removed device" cg_remove rm$i
+	i=$((i + 1))
+done
+
+# --- rmmod with cgroups around, then insmod again -------------------------------------
+cg_make keep
+echo 800 >$CG/keep/io.efq.weight
+echo "$(devnum nullb2) 300" >$CG/keep/io.efq.weight
+set_sched nullb2 cfq
+set_sched nullb3 deadline-fq
+# shellcheck disable=SC2046
+in_cg keep /tmp/keep.fio $(fiojob keep nullb2 1)
+wait $!
+check "rmmod cfq-iosched fails while nullb2 uses it" sh -c "! rmmod cfq-iosched 2>/dev/null"
+check "rmmod efq fails while the scheduler modules are loaded" sh -c "! rmmod efq 2>/dev/null"
+set_sched nullb2 none
+set_sched nullb3 none
+for m in cfq-iosched deadline-fq-iosched as-iosched noop-iosched efq; do
+	check "rmmod $m with cgroups present" rmmod $m
+done
+check "io.efq.weight is gone after rmmod efq" test ! -e $CG/keep/io.efq.weight
+check "mkdir of a cgroup with efq unloaded" mkdir $CG/gone
+check "rmdir of a cgroup that had efq groups, after rmmod" cg_remove gone
+check "rmdir of a cgroup created with efq loaded, after rmmod" cg_remove lcb
+for m in $EFQ_MODULES; do
+	check "insmod $m again" insmod /efq/$m.ko
+done
+check "io.efq.weight is back in an existing cgroup" test -f $CG/keep/io.efq.weight
+check "mkdir after insmod again" mkdir $CG/again
+check "io.efq.weight in a new cgroup after insmod again" test -f $CG/again/io.efq.weight
+for s in $EFQ_SCHEDS; do
+	check "$s selectable after insmod again" set_sched nullb2 $s
+	# shellcheck disable=SC2046
+	in_cg again /tmp/again.fio $(fiojob again nullb2 1)
+	wait $!
+	check "$s: fio in a cgroup after insmod again" fio_ok /tmp/again.fio
+done
+set_sched nullb2 none
+for c in keep again lc; do cg_remove $c || fail "rmdir $c"; done
+nb_remove 2
+nb_remove 3

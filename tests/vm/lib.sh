@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/vm/lib.sh: helpers for the guest side of `make vmtest` (busybox sh).
+# Sourced by tests/vm/init and by each tests/vm/[0-9]*.sh, which run in a
+# subshell of their own.
+#
+# Results: every check prints "CHECK PASS: <what>" or "CHECK FAIL: <what>"
+# and appends a line to $RESULTS; init counts them at the end.
+
+RESULTS=/tmp/results
+CG=/sys/fs/cgroup
+CFS=/sys/kernel/config/nullb
+DBG=/sys/kernel/debug
+EFQ_MODULES="efq cfq-iosched deadline-fq-iosched as-iosched noop-iosched"
+EFQ_SCHEDS="cfq deadline-fq as noop"
+KMODS=/lib/modules/$(uname -r)
+
+log() { echo "vmtest: $*"; }
+
+pass() {
+	echo "CHECK PASS: $*"
+	echo "PASS $*" >>$RESULTS
+}
+
+fail() {
+	echo "CHECK FAIL: $*"
+	echo "FAIL $*" >>$RESULTS
+}
+
+# check WHAT CMD...: PASS if CMD succeeds.
+check() {
+	_what=$1
+	shift
+	if "$@"; then pass "$_what"; else fail "$_what"; fi
+}
+
+# cond WHAT EXPR: PASS if `test EXPR` holds; the failure shows EXPR.
+cond() {
+	_what=$1
+	shift
+	if [ "$@" ]; then pass "$_what"; else fail "$_what (false: $*)"; fi
+}
+
+# wr FILE VALUE...: write VALUE (one write) to FILE; print "OK" or the
+# shell's error text (e.g. "sh: write error: Invalid argument").
+wr() {
+	_f=$1
+	shift
+	# echo, not printf: busybox's echo names the errno on a failed write
+	if _o=$( (echo "$*" >"$_f") 2>&1); then echo OK; else echo "${_o:-error}"; fi
+}
+
+# errno name -> strerror text as busybox prints it
+errtext() {
+	case $1 in
+	EINVAL) echo "Invalid argument" ;;
+	ENODEV) echo "No such device" ;;
+	EBUSY) echo "busy" ;;
+	ERANGE) echo "out of range" ;;
+	EACCES) echo "Permission denied" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# expect_ok WHAT FILE VALUE: the write succeeds
+expect_ok() {
+	_r=$(wr "$2" "$3")
+	if [ "$_r" = OK ]; then pass "$1"; else fail "$1 (write '$3' to $2: $_r)"; fi
+}
+
+# expect_err WHAT ERRNO FILE VALUE: the write fails with ERRNO
+# (ERRNO "any": fails with any error)
+expect_err() {
+	_r=$(wr "$3" "$4")
+	if [ "$_r" = OK ]; then
+		fail "$1 (write '$4' to $3 succeeded, expected $2)"
+	elif [ "$2" = any ] || echo "$_r" | grep -qi "$(errtext "$2")"; then
+		pass "$1"
+	else
+		fail "$1 (write '$4' to $3: '$_r', expected $2)"
+	fi
+}
+
+# expect_read WHAT FILE EXPECTED: the file's content (newlines as '|')
+expect_read() {
+	_v=$(tr '\n' '|' <"$2" 2>&1 | sed 's/|$//')
+	if [ "$_v" = "$3" ]; then pass "$1"; else fail "$1 (read '$_v', expected '$3')"; fi
+}
+
+# --- null_blk devices through configfs --------------------------------------
+# nb_create INDEX KEY=VALUE...: a powered-on null_blk device /dev/nullb<INDEX>
+# (6.1 names a configfs-made device after its configfs directory, which is
+# therefore nullb<INDEX>); returns non-zero on failure.
+nb_create() {
+	_i=$1 _n=nullb$1
+	shift
+	mkdir "$CFS/$_n" || return 1
+	echo "$_i" >"$CFS/$_n/index" || return 1
+	echo 4096 >"$CFS/$_n/size"
+	echo 2 >"$CFS/$_n/queue_mode"
+	echo 1 >"$CFS/$_n/submit_queues"
+	for _kv in "$@"; do
+		echo "${_kv#*=}" >"$CFS/$_n/${_kv%%=*}" || return 1
+	done
+	echo 1 >"$CFS/$_n/power" || return 1
+	_t=0
+	while [ ! -b /dev/nullb$_i ] && [ $_t -lt 50 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	[ -b /dev/nullb$_i ]
+}
+
+# nb_remove INDEX
+nb_remove() {
+	[ -d "$CFS/nullb$1" ] || return 0
+	echo 0 >"$CFS/nullb$1/power" 2>/dev/null
+	rmdir "$CFS/nullb$1"
+}
+
+# slow device: the bottleneck under TCG (about 2000 IOPS at depth 2),
+# rotational so that cfq idles as on a disk
+nb_slow() { # INDEX
+	nb_create "$1" irqmode=2 completion_nsec=${SLOW_NSEC:-1000000} \
+		hw_queue_depth=${SLOW_DEPTH:-2} memory_backed=0 || return 1
+	echo 1 >/sys/block/nullb$1/queue/rotational
+}
+
+devnum() { cat /sys/block/$1/dev; }
+
+# set_sched DEV SCHED: select SCHED and check it took
+set_sched() {
+	echo "$2" >/sys/block/$1/queue/scheduler 2>/dev/null || return 1
+	grep -q "\[$2\]" /sys/block/$1/queue/scheduler
+}
+
+# --- cgroups ------------------------------------------------------------------
+cg_make() { mkdir -p "$CG/$1"; }
+
+# cg_remove NAME: rmdir, retrying while tasks are still leaving
+cg_remove() {
+	_t=0
+	while [ -d "$CG/$1" ] && [ $_t -lt 50 ]; do
+		rmdir "$CG/$1" 2>/dev/null && return 0
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	[ ! -d "$CG/$1" ]
+}
+
+# cg_value CGROUP FILE MAJ:MIN: the value of the device's line, 0 if none
+cg_value() {
+	awk -v d="$3" '$1 == d { print $2; f = 1 } END { if (!f) print 0 }' "$CG/$1/$2" 2>/dev/null ||
+		echo 0
+}
+
+# in_cg CGROUP OUTFILE CMD...: run CMD inside CGROUP in the background
+# (`$$` of a subshell is the parent's pid in busybox sh: a new sh writes its
+# own pid, then execs the command).  The pid is in $!.
+in_cg() {
+	_c=$1 _o=$2
+	shift 2
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$_c" "$@" >"$_o" 2>&1 &
+}
+
+# --- fio ------------------------------------------------------------------------
+# Terse (--minimal) v3 fields: 5 error; read 7 bw KiB/s, 8 IOPS, 15 clat max
+# (usec); write = read + 41.
+fio_iops() { awk -F';' '$1 == 3 { s += $8 + $49 } END { printf "%.0f\n", s }' "$1"; }
+fio_err() { awk -F';' '$1 == 3 && $5 != 0 { e = $5 } END { print e + 0 }' "$1"; }
+fio_ok() { [ "$(grep -c '^3;' "$1")" -ge 1 ] && [ "$(fio_err "$1")" = 0 ]; }
+
+# ratio A B: A/B with 2 decimals ("inf" if B is 0)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "inf"; else printf "%.2f\n", a / b }'; }
+
+# within X LO HI: LO <= X <= HI (floats)
+within() { awk -v x="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(x != "inf" && x + 0 >= l + 0 && x + 0 <= h + 0) }'; }
+
+# --- kernel log -----------------------------------------------------------------
+KBAD='BUG:|WARNING:|Oops|soft lockup|general protection|blocked for more than|Call Trace'
+
+# dmesg_clean WHAT: no warning/oops since the last dmesg_mark
+dmesg_mark() { dmesg | wc -l >/tmp/dmesg.mark; }
+dmesg_clean() {
+	_from=$(cat /tmp/dmesg.mark 2>/dev/null || echo 0)
+	_bad=$(dmesg | tail -n +$((_from + 1)) | grep -E "$KBAD" | head -n 3)
+	if [ -z "$_bad" ]; then
+		pass "no kernel warning or oops during $1"
+	else
+		fail "no kernel warning or oops during $1: $(echo "$_bad" | tr '\n' ' ')"
+	fi
+	dmesg_mark
+}
+
+# --- tables -----------------------------------------------------------------------
+# table_begin NAME / table_end: the host re-prints what is in between
+table_begin() { echo "TABLE BEGIN: $1"; }
+table_end() { echo "TABLE END"; }
