@@ -79,7 +79,7 @@ expect_read "io.efq.weight: no rule after the policy delete" $W "default 500"
 # --- stats after IO in the child and in the root --------------------------------
 FIO="fio --name=st --filename=/dev/$D --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=4 --runtime=1 --time_based --minimal"
 in_cg cf /tmp/cf.fio $FIO
-wait $!
+wait_pid $! 60 || fail "fio in the child cgroup ends"
 check "fio in a child cgroup under cfq" fio_ok /tmp/cf.fio
 # shellcheck disable=SC2086
 $FIO >/tmp/root.fio 2>&1

@@ -15,22 +15,54 @@ fiojob() { # NAME DEV SECONDS [extra fio options]
 }
 
 # --- switching schedulers under running fio -------------------------------------
-nb_create 2 $MID || fail "create nullb2"
+# First each efq scheduler alone, on a device of its own (none -> S -> none
+# under IO), so that a scheduler which loses requests is named and leaves the
+# other devices usable; then every scheduler after every other on nullb2.
 cg_make lc
+i=10
+for s in noop deadline-fq as cfq; do
+	nb_create $i $MID || fail "create nullb$i"
+	# shellcheck disable=SC2046
+	in_cg lc /tmp/sw$i.fio $(fiojob sw nullb$i 5)
+	pid=$!
+	sleep 1
+	check "switch none -> $s under running fio" set_sched nullb$i $s
+	sleep 1.5
+	check "switch $s -> none under running fio" set_sched nullb$i none
+	if wait_pid $pid 15; then
+		check "$s: fio across the switches ends without an IO error" fio_ok /tmp/sw$i.fio
+		nb_remove $i
+	else
+		fail "$s: fio across the switches ends within 30 s"
+	fi
+	i=$((i + 1))
+done
+
+nb_create 9 $MID || fail "create nullb9"
 # shellcheck disable=SC2046
-in_cg lc /tmp/sw.fio $(fiojob sw nullb2 14)
+in_cg lc /tmp/sw.fio $(fiojob sw nullb9 14)
 pid=$!
 sleep 1
 ok=0 n=0
 for s in cfq deadline-fq as noop none mq-deadline bfq cfq noop bfq as none deadline-fq mq-deadline cfq; do
 	n=$((n + 1))
-	if set_sched nullb2 $s; then ok=$((ok + 1)); else log "switch to $s under IO failed: $(cat /sys/block/nullb2/queue/scheduler)"; fi
+	set_sched nullb9 $s
+	case $? in
+	0) ok=$((ok + 1)) ;;
+	2) break ;;
+	*) log "switch to $s under IO failed: $(cat /sys/block/nullb9/queue/scheduler)" ;;
+	esac
 	sleep 0.5
 done
 cond "$n scheduler switches under running fio took effect ($ok)" $ok = $n
-wait $pid
-check "fio survived $n scheduler switches without an IO error" fio_ok /tmp/sw.fio
+if wait_pid $pid 20; then
+	check "fio survived $n scheduler switches without an IO error" fio_ok /tmp/sw.fio
+	nb_remove 9
+else
+	fail "fio across the switches ends"
+fi
 
+nb_create 2 $MID || fail "create nullb2"
 # --- two devices at once with different schedulers -------------------------------
 nb_create 3 $MID || fail "create nullb3"
 for pair in "cfq deadline-fq" "as noop" "deadline-fq bfq" "noop cfq"; do
@@ -43,8 +75,8 @@ for pair in "cfq deadline-fq" "as noop" "deadline-fq bfq" "noop cfq"; do
 	# shellcheck disable=SC2046
 	in_cg lcb /tmp/two3.fio $(fiojob two3 nullb3 2)
 	p3=$!
-	wait $p2
-	wait $p3
+	wait_pid $p2 15 || fail "fio on nullb2 ($a) ends"
+	wait_pid $p3 15 || fail "fio on nullb3 ($b) ends"
 	check "two devices at once: $a on nullb2 and $b on nullb3 (fio ok on both)" \
 		sh -c ". /tests/lib.sh; fio_ok /tmp/two2.fio && fio_ok /tmp/two3.fio"
 done
@@ -60,7 +92,7 @@ for s in $EFQ_SCHEDS; do
 	sleep 1
 	for p in $(cat $CG/rq/cgroup.procs); do echo $p >$CG/cgroup.procs; done
 	check "$s: rmdir of a cgroup whose fio was just moved out (IO queued)" cg_remove rq
-	wait $pid
+	wait_pid $pid 15 || fail "$s: fio moved out of a removed cgroup ends"
 	check "$s: fio moved out of a removed cgroup finishes without error" fio_ok /tmp/rq.fio
 	# killed, then rmdir as soon as it is empty
 	cg_make rq
@@ -70,7 +102,7 @@ for s in $EFQ_SCHEDS; do
 	sleep 1
 	for p in $(cat $CG/rq/cgroup.procs); do kill -9 $p; done
 	check "$s: rmdir of a cgroup whose fio was killed with IO queued" cg_remove rq
-	wait $pid 2>/dev/null
+	wait_pid $pid 15 || fail "$s: killed fio ends"
 done
 # shellcheck disable=SC2046,SC2091 # run the command fiojob prints
 $(fiojob after nullb2 1) >/tmp/after.fio 2>&1
@@ -98,7 +130,6 @@ for s in $EFQ_SCHEDS; do
 	else
 		pass "$s: fio ends within 10 s after its device is removed"
 	fi
-	wait $pid 2>/dev/null
 	check "$s: /dev/nullb$i is gone" test ! -e /sys/block/nullb$i
 	check "$s: rmdir of the device's configfs item" rmdir $CFS/nullb$i
 	check "$s: rmdir of the cgroup that used the removed device" cg_remove rm$i
@@ -113,7 +144,7 @@ set_sched nullb2 cfq
 set_sched nullb3 deadline-fq
 # shellcheck disable=SC2046
 in_cg keep /tmp/keep.fio $(fiojob keep nullb2 1)
-wait $!
+wait_pid $! 30 || fail "fio in cgroup keep ends"
 check "rmmod cfq-iosched fails while nullb2 uses it" sh -c "! rmmod cfq-iosched 2>/dev/null"
 check "rmmod efq fails while the scheduler modules are loaded" sh -c "! rmmod efq 2>/dev/null"
 set_sched nullb2 none
@@ -135,7 +166,7 @@ for s in $EFQ_SCHEDS; do
 	check "$s selectable after insmod again" set_sched nullb2 $s
 	# shellcheck disable=SC2046
 	in_cg again /tmp/again.fio $(fiojob again nullb2 1)
-	wait $!
+	wait_pid $! 30 || fail "$s: fio after insmod again ends"
 	check "$s: fio in a cgroup after insmod again" fio_ok /tmp/again.fio
 done
 set_sched nullb2 none

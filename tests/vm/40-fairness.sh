@@ -50,8 +50,8 @@ for s in cfq deadline-fq as noop none bfq; do
 	pl=$!
 	sleep 0.3
 	touch /tmp/go
-	wait $ph
-	wait $pl
+	wait_pid $ph 60 || fail "fairness $s: fio in hi ends"
+	wait_pid $pl 60 || fail "fairness $s: fio in lo ends"
 	h1=$(cg_value hi io.efq.disk_time $DEV)
 	l1=$(cg_value lo io.efq.disk_time $DEV)
 	if fio_ok /tmp/hi.fio && fio_ok /tmp/lo.fio; then

@@ -16,7 +16,7 @@ for s in none mq-deadline bfq cfq deadline-fq as noop; do
 	fi
 	in_cg ovh /tmp/ovh.fio fio --name=ovh --filename=/dev/$D --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --iodepth=64 --runtime=$RT --time_based --minimal
-	wait $!
+	wait_pid $! 60 || fail "fio under $s ends"
 	check "overhead: fio under $s" fio_ok /tmp/ovh.fio
 	iops=$(fio_iops /tmp/ovh.fio)
 	[ $s = none ] && base=$iops

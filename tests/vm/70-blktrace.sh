@@ -8,7 +8,7 @@ D=nullb8
 nb_create 8 irqmode=2 completion_nsec=200000 hw_queue_depth=4 memory_backed=0 ||
 	fail "create $D"
 cg_make btc
-for s in cfq deadline-fq; do
+for s in deadline-fq cfq; do
 	set_sched $D $s || fail "blktrace: select $s"
 	rm -f /tmp/bt.blktrace.*
 	blktrace -d /dev/$D -o bt -D /tmp >/tmp/blktrace.out 2>&1 &
@@ -16,7 +16,7 @@ for s in cfq deadline-fq; do
 	sleep 1
 	in_cg btc /tmp/bt.fio fio --name=bt --filename=/dev/$D --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --iodepth=8 --runtime=1 --time_based --minimal
-	wait $!
+	wait_pid $! 60 || fail "fio under $s ends"
 	sleep 0.3
 	kill -INT $bt
 	wait $bt

@@ -128,10 +128,75 @@ nb_slow() { # INDEX
 
 devnum() { cat /sys/block/$1/dev; }
 
-# set_sched DEV SCHED: select SCHED and check it took
+# set_sched DEV SCHED: select SCHED and check it took.  A switch freezes the
+# queue, which waits for every request the old scheduler holds: if that does
+# not end within 20 s, the old scheduler lost requests.  Then the blk-mq
+# state is dumped, the device is marked dead (/tmp/dead.DEV: later switches
+# of it return 2 at once) and the hung-task panic is turned off, so that the
+# tests of other devices go on; returns 2.
 set_sched() {
-	echo "$2" >/sys/block/$1/queue/scheduler 2>/dev/null || return 1
+	[ -e /tmp/dead.$1 ] && return 2
+	_old=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/$1/queue/scheduler)
+	(echo "$2" >/sys/block/$1/queue/scheduler) 2>/dev/null &
+	_p=$! _t=0
+	while kill -0 $_p 2>/dev/null && [ $_t -lt 100 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	if kill -0 $_p 2>/dev/null; then
+		fail "switch $1 from $_old to $2 finishes within 10 s (the queue freeze waits for requests $_old never completes)"
+		touch /tmp/dead.$1
+		echo 0 >/proc/sys/kernel/hung_task_panic
+		blk_dump $1
+		return 2
+	fi
+	wait $_p || return 1
 	grep -q "\[$2\]" /sys/block/$1/queue/scheduler
+}
+
+# wait_pid PID SECONDS: wait for a background job at most SECONDS; 1 if it
+# is still running (e.g. stuck on a dead device), else 0 with its exit
+# status in WAIT_RC
+wait_pid() {
+	_t=0
+	while kill -0 $1 2>/dev/null && [ $_t -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	kill -0 $1 2>/dev/null && return 1
+	wait $1 2>/dev/null
+	WAIT_RC=$?
+	return 0
+}
+
+# blk_dump DEV: blk-mq and scheduler state from debugfs
+blk_dump() {
+	# (not sched_tags/tags: they take the sysfs_lock the stuck switch holds)
+	for _f in $DBG/block/$1/state $DBG/block/$1/hctx*/state $DBG/block/$1/hctx*/dispatch \
+		$DBG/block/$1/hctx*/busy $DBG/block/$1/sched/*; do
+		[ -f "$_f" ] || continue
+		echo "--- $_f"
+		head -c 3000 "$_f"
+	done
+	log "tasks in D state:"
+	for _s in /proc/[0-9]*/stat; do
+		awk '$3 == "D" { print "  " $1, $2 }' "$_s" 2>/dev/null
+	done
+}
+
+# finish: the summary line, the kernel log, power off (ends the VM from any
+# test)
+finish() {
+	_np=$(grep -c '^PASS' $RESULTS)
+	_nf=$(grep -c '^FAIL' $RESULTS)
+	echo "vmtest: $_np passed, $_nf failed"
+	echo "=== dmesg begin"
+	dmesg
+	echo "=== dmesg end"
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 5
+	poweroff -f
 }
 
 # --- cgroups ------------------------------------------------------------------
