@@ -59,6 +59,7 @@
 #include "blk.h"
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
+#include "blk-mq-debugfs.h"
 #include "blk-wbt.h"
 
 /* Directions: index of sort_list[], fifo_list[], next_rq[]. */
@@ -1212,7 +1213,6 @@ static int as_init_sched(struct request_queue *q, struct elevator_type *e)
 	ad->efqd = efqd;
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	wbt_disable_default(q);
-	q->elevator = eq;
 	return 0;
 }
 
@@ -1227,12 +1227,22 @@ static void as_exit_sched(struct elevator_queue *e)
 	kfree(ad);
 }
 
+#ifdef CONFIG_BLK_DEBUG_FS
+static const struct blk_mq_debugfs_attr as_debugfs_attrs[] = {
+	{ "state", 0400, efq_debugfs_state_show },
+	{ "service_trees", 0400, efq_debugfs_trees_show },
+	{},
+};
+#endif
+
 static struct elevator_type as_sched = {
 	.ops = {
 		.init_sched		= as_init_sched,
 		.exit_sched		= as_exit_sched,
 		.prepare_request	= as_prepare_request,
 		.limit_depth		= efq_limit_depth,
+		.depth_updated		= efq_depth_updated,
+		.init_hctx		= efq_init_hctx,
 		.insert_requests	= as_insert_requests,
 		.dispatch_request	= as_dispatch_request,
 		.has_work		= as_has_work,
@@ -1242,6 +1252,9 @@ static struct elevator_type as_sched = {
 		.allow_merge		= efq_allow_merge,
 		.requests_merged	= as_requests_merged,
 	},
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = as_debugfs_attrs,
+#endif
 	.elevator_attrs	= as_attrs,
 	.elevator_name	= "as",
 	.elevator_alias	= "anticipatory",

@@ -29,6 +29,7 @@
 #include "blk.h"
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
+#include "blk-mq-debugfs.h"
 #include "blk-wbt.h"
 
 /* Defaults of cfq's own tunables. */
@@ -727,7 +728,6 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	efqd->oom_queue.sched_queue = &cfqd->oom_cfqq;
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	wbt_disable_default(q);
-	q->elevator = eq;
 	return 0;
 }
 
@@ -1167,6 +1167,14 @@ static struct elv_fs_entry cfq_attrs[] = {
 	__ATTR_NULL
 };
 
+#ifdef CONFIG_BLK_DEBUG_FS
+static const struct blk_mq_debugfs_attr cfq_debugfs_attrs[] = {
+	{ "state", 0400, efq_debugfs_state_show },
+	{ "service_trees", 0400, efq_debugfs_trees_show },
+	{},
+};
+#endif
+
 static struct elevator_type cfq_sched = {
 	.ops = {
 		.init_sched		= cfq_init_sched,
@@ -1175,6 +1183,8 @@ static struct elevator_type cfq_sched = {
 		.exit_icq		= cfq_exit_icq,
 		.prepare_request	= cfq_prepare_request,
 		.limit_depth		= efq_limit_depth,
+		.depth_updated		= efq_depth_updated,
+		.init_hctx		= efq_init_hctx,
 		.insert_requests	= cfq_insert_requests,
 		.dispatch_request	= cfq_dispatch_request,
 		.has_work		= cfq_has_work,
@@ -1186,6 +1196,9 @@ static struct elevator_type cfq_sched = {
 	},
 	.icq_size	= sizeof(struct cfq_io_cq),
 	.icq_align	= __alignof__(struct cfq_io_cq),
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = cfq_debugfs_attrs,
+#endif
 	.elevator_attrs	= cfq_attrs,
 	.elevator_name	= "cfq",
 	.elevator_owner	= THIS_MODULE,

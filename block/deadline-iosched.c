@@ -38,6 +38,7 @@
 #include "blk.h"
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
+#include "blk-mq-debugfs.h"
 #include "blk-wbt.h"
 
 /* Defaults of the tunables. */
@@ -155,7 +156,6 @@ static int dl_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	wbt_disable_default(q);
-	q->elevator = eq;
 	return 0;
 }
 
@@ -511,12 +511,22 @@ static struct elv_fs_entry dl_attrs[] = {
 	__ATTR_NULL
 };
 
+#ifdef CONFIG_BLK_DEBUG_FS
+static const struct blk_mq_debugfs_attr dl_debugfs_attrs[] = {
+	{ "state", 0400, efq_debugfs_state_show },
+	{ "service_trees", 0400, efq_debugfs_trees_show },
+	{},
+};
+#endif
+
 static struct elevator_type dl_sched = {
 	.ops = {
 		.init_sched		= dl_init_sched,
 		.exit_sched		= dl_exit_sched,
 		.prepare_request	= dl_prepare_request,
 		.limit_depth		= efq_limit_depth,
+		.depth_updated		= efq_depth_updated,
+		.init_hctx		= efq_init_hctx,
 		.insert_requests	= dl_insert_requests,
 		.dispatch_request	= dl_dispatch_request,
 		.has_work		= dl_has_work,
@@ -530,6 +540,9 @@ static struct elevator_type dl_sched = {
 		.former_request		= elv_rb_former_request,
 		.next_request		= elv_rb_latter_request,
 	},
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = dl_debugfs_attrs,
+#endif
 	.elevator_attrs	= dl_attrs,
 	.elevator_name	= "deadline-fq",
 	.elevator_owner	= THIS_MODULE,

@@ -21,6 +21,8 @@
 #include <linux/kstrtox.h>
 #include <linux/string.h>
 #include <linux/cgroup.h>
+#include <linux/seq_file.h>
+#include <linux/math64.h>
 #include <linux/elevator-fq.h>
 
 #include "elevator.h"
@@ -222,6 +224,30 @@ struct efq_group *efq_group_of_rq(struct efq_data *efqd, struct request *rq)
 	return efq_group_of_bio(efqd, rq->bio);
 }
 EXPORT_SYMBOL_GPL(efq_group_of_rq);
+
+/**
+ * efq_group_path() - the cgroup path of a group, for debugging output
+ * @efqd: the group's device
+ * @iog: the group
+ * @buf: where to write the path
+ * @len: size of @buf
+ *
+ * Does not sleep; may be called with the device lock held.
+ */
+void efq_group_path(struct efq_data *efqd, struct efq_group *iog, char *buf,
+		    size_t len)
+{
+	struct blkcg_gq *blkg;
+
+	if (iog == efqd->root_group) {
+		strscpy(buf, "/", len);
+		return;
+	}
+	blkg = pd_to_blkg(&container_of(iog, struct efq_group_pd, group)->pd);
+	if (cgroup_path(blkg->blkcg->css.cgroup, buf, len) < 0)
+		strscpy(buf, "?", len);
+}
+EXPORT_SYMBOL_GPL(efq_group_path);
 
 /* --- settings ----------------------------------------------------------- */
 
@@ -528,6 +554,199 @@ bad:
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_write_weight);
 
+/* --- cgroup files ------------------------------------------------------- */
+
+/*
+ * The cgroup v2 files, all named io.efq.*: "efq." keeps them clear of the
+ * files other io policies own (io.weight is iocost's, io.bfq.* bfq's); a
+ * clash would not fail registration but break cgroup creation.
+ */
+
+static int efq_weight_show(struct seq_file *sf, void *v)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(css_to_blkcg(seq_css(sf)));
+	struct efq_dev_rule *rule;
+
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
+	seq_printf(sf, "default %u\n", ecg->weight);
+	list_for_each_entry(rule, &ecg->rules, node)
+		seq_printf(sf, "%u:%u %u\n", MAJOR(rule->dev), MINOR(rule->dev),
+			   rule->weight);
+	spin_unlock_irq(&ecg->lock);
+	return 0;
+}
+
+static ssize_t efq_weight_write(struct kernfs_open_file *of, char *buf,
+				size_t nbytes, loff_t off)
+{
+	int ret = efq_cgroup_write_weight(css_to_blkcg(of_css(of)),
+					  strstrip(buf));
+
+	return ret ?: nbytes;
+}
+
+static u64 efq_class_read(struct cgroup_subsys_state *css, struct cftype *cft)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(css_to_blkcg(css));
+
+	return ecg ? ecg->ioprio_class : 0;
+}
+
+static int efq_class_write(struct cgroup_subsys_state *css, struct cftype *cft,
+			   u64 val)
+{
+	if (val > IOPRIO_CLASS_IDLE) {
+		pr_warn("efq: ioprio class %llu is not 1 (rt), 2 (be) or 3 (idle)\n",
+			val);
+		return -EINVAL;
+	}
+	return efq_cgroup_set_ioprio_class(css_to_blkcg(css), val);
+}
+
+static int efq_policy_show(struct seq_file *sf, void *v)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(css_to_blkcg(seq_css(sf)));
+	struct efq_dev_rule *rule;
+
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
+	if (!list_empty(&ecg->rules))
+		seq_puts(sf, "dev\tweight\tclass\n");
+	list_for_each_entry(rule, &ecg->rules, node)
+		seq_printf(sf, "%u:%u\t%u\t%u\n", MAJOR(rule->dev),
+			   MINOR(rule->dev), rule->weight, rule->ioprio_class);
+	spin_unlock_irq(&ecg->lock);
+	return 0;
+}
+
+static ssize_t efq_policy_write(struct kernfs_open_file *of, char *buf,
+				size_t nbytes, loff_t off)
+{
+	int ret = efq_cgroup_write_policy(css_to_blkcg(of_css(of)),
+					  strstrip(buf));
+
+	return ret ?: nbytes;
+}
+
+/* What a statistics file shows (cftype.private). */
+enum efq_stat {
+	EFQ_STAT_TIME,		/* disk time, ms */
+	EFQ_STAT_SECTORS,	/* sectors dispatched */
+	EFQ_STAT_QUEUE,		/* times the group became backlogged */
+	EFQ_STAT_DEQUEUE,	/* times it stopped being backlogged */
+};
+
+/*
+ * The group whose figures a blkg shows: the device's root group for the
+ * root cgroup.  Called with the blkcg's or the queue's lock held and the
+ * policy data present, so the policy is active on the queue and the
+ * elevator that activated it is q->elevator (see efq_init_data()).
+ */
+static struct efq_group *efq_stat_group(struct blkg_policy_data *pd)
+{
+	struct blkcg_gq *blkg = pd_to_blkg(pd);
+	struct efq_data *efqd;
+
+	if (blkg->parent)
+		return pd_to_group(pd);
+	efqd = blkg->q->elevator->elevator_data;
+	return efqd->root_group;
+}
+
+/* Read without the device lock: each figure is one aligned word. */
+static u64 efq_stat_value(struct efq_group *iog, int which)
+{
+	const struct efq_entity *e = &iog->entity;
+
+	switch (which) {
+	case EFQ_STAT_TIME:
+		return div_u64(READ_ONCE(e->total_time), NSEC_PER_MSEC);
+	case EFQ_STAT_SECTORS:
+		return READ_ONCE(e->total_sectors);
+	case EFQ_STAT_QUEUE:
+		return READ_ONCE(e->nr_enqueued);
+	default:
+		return READ_ONCE(e->nr_dequeued);
+	}
+}
+
+static u64 efq_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
+			   int which)
+{
+	dev_t dev = efq_blkg_dev(pd_to_blkg(pd));
+
+	if (!dev)
+		return 0;
+	seq_printf(sf, "%u:%u %llu\n", MAJOR(dev), MINOR(dev),
+		   efq_stat_value(efq_stat_group(pd), which));
+	return 0;
+}
+
+static int efq_stat_show(struct seq_file *sf, void *v)
+{
+	blkcg_print_blkgs(sf, css_to_blkcg(seq_css(sf)), efq_prfill_stat,
+			  &efq_blkcg_policy, seq_cft(sf)->private, false);
+	return 0;
+}
+
+/* efq's part of a device's line in io.stat. */
+static void efq_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
+{
+	struct efq_group *iog = efq_stat_group(pd);
+
+	seq_printf(s, " efq.disk_time=%llu efq.disk_sectors=%llu",
+		   efq_stat_value(iog, EFQ_STAT_TIME),
+		   efq_stat_value(iog, EFQ_STAT_SECTORS));
+}
+
+static struct cftype efq_files[] = {
+	{
+		.name = "efq.weight",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = efq_weight_show,
+		.write = efq_weight_write,
+	},
+	{
+		.name = "efq.ioprio_class",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.read_u64 = efq_class_read,
+		.write_u64 = efq_class_write,
+	},
+	{
+		.name = "efq.policy",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.max_write_len = 256,
+		.seq_show = efq_policy_show,
+		.write = efq_policy_write,
+	},
+	{
+		.name = "efq.disk_time",
+		.private = EFQ_STAT_TIME,
+		.seq_show = efq_stat_show,
+	},
+	{
+		.name = "efq.disk_sectors",
+		.private = EFQ_STAT_SECTORS,
+		.seq_show = efq_stat_show,
+	},
+#ifdef CONFIG_DEBUG_GROUP_IOSCHED
+	{
+		.name = "efq.disk_queue",
+		.private = EFQ_STAT_QUEUE,
+		.seq_show = efq_stat_show,
+	},
+	{
+		.name = "efq.disk_dequeue",
+		.private = EFQ_STAT_DEQUEUE,
+		.seq_show = efq_stat_show,
+	},
+#endif
+	{ }	/* terminate */
+};
+
 /* --- blkcg policy ------------------------------------------------------- */
 
 static struct blkcg_policy_data *efq_cpd_alloc(gfp_t gfp)
@@ -599,6 +818,7 @@ static void efq_pd_free(struct blkg_policy_data *pd)
 }
 
 static struct blkcg_policy efq_blkcg_policy = {
+	.dfl_cftypes	= efq_files,
 	.cpd_alloc_fn	= efq_cpd_alloc,
 	.cpd_init_fn	= efq_cpd_init,
 	.cpd_free_fn	= efq_cpd_free,
@@ -606,6 +826,7 @@ static struct blkcg_policy efq_blkcg_policy = {
 	.pd_init_fn	= efq_pd_init,
 	.pd_offline_fn	= efq_pd_offline,
 	.pd_free_fn	= efq_pd_free,
+	.pd_stat_fn	= efq_pd_stat,
 };
 
 /**

@@ -61,8 +61,10 @@
 #include <linux/ktime.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/sbitmap.h>
 #include <linux/blktrace_api.h>
 #include <linux/kstrtox.h>
+#include <linux/seq_file.h>
 #include <linux/elevator-fq.h>
 
 #include "elevator.h"
@@ -2197,6 +2199,34 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 }
 EXPORT_SYMBOL_GPL(efq_limit_depth);
 
+/**
+ * efq_depth_updated() - elevator_mq_ops.depth_updated
+ * @hctx: the hardware queue whose scheduler tags changed (nr_requests)
+ *
+ * efq_limit_depth() hands out a shallow depth of one tag; sbitmap must be
+ * told the smallest shallow depth in use, or its batched wake-ups could
+ * leave a waiter asleep with tags free.
+ */
+void efq_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
+}
+EXPORT_SYMBOL_GPL(efq_depth_updated);
+
+/**
+ * efq_init_hctx() - elevator_mq_ops.init_hctx
+ * @hctx: the hardware queue
+ * @hctx_idx: its index
+ *
+ * Return: 0.
+ */
+int efq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	efq_depth_updated(hctx);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_init_hctx);
+
 /* --- device lifetime ---------------------------------------------------- */
 
 /**
@@ -2216,6 +2246,160 @@ int efq_set_hierarchical(struct efq_data *efqd, bool on)
 }
 EXPORT_SYMBOL_GPL(efq_set_hierarchical);
 
+/* --- debugfs ------------------------------------------------------------- */
+#ifdef CONFIG_BLK_DEBUG_FS
+
+static const char *const efq_expire_names[EFQ_EXPIRE_NR] = {
+	[EFQ_EXPIRE_SLICE_USED]		= "slice_used",
+	[EFQ_EXPIRE_IDLE_CLASS]		= "idle_class",
+	[EFQ_EXPIRE_COMPLETION]		= "completion",
+	[EFQ_EXPIRE_EMPTY]		= "empty",
+	[EFQ_EXPIRE_COOPERATOR]		= "cooperator",
+	[EFQ_EXPIRE_FORCED]		= "forced",
+	[EFQ_EXPIRE_PREEMPTED]		= "preempted",
+	[EFQ_EXPIRE_IDLE_TIMEOUT]	= "idle_timeout",
+	[EFQ_EXPIRE_WAIT_BUSY_TIMEOUT]	= "wait_busy_timeout",
+	[EFQ_EXPIRE_LAST_EMPTY]		= "last_empty",
+	[EFQ_EXPIRE_MUST_EXPIRE]	= "must_expire",
+	[EFQ_EXPIRE_SCHED]		= "sched",
+};
+
+static const char efq_class_letter[] = "?rbi";
+
+/* Enough for a cgroup path in debugging output; longer ones are cut. */
+#define EFQ_PATH_LEN	128
+
+static void efq_debugfs_queue(struct seq_file *m, struct efq_data *efqd,
+			      struct efq_queue *ioq, char *path)
+{
+	u64 now = ktime_get_ns();
+
+	efq_group_path(efqd, efq_queue_group(ioq), path, EFQ_PATH_LEN);
+	seq_printf(m, "pid=%d class=%c prio=%u %s group=%s queued=%u dispatched=%u",
+		   ioq->pid, efq_class_letter[ioq->entity.ioprio_class & 3],
+		   ioq->ioprio, efq_queue_sync(ioq) ? "sync" : "async", path,
+		   ioq->nr_queued, ioq->dispatched);
+	if (!efq_queue_slice_new(ioq) && ioq->slice_end)
+		seq_printf(m, " slice_left_us=%lld",
+			   div_s64((s64)(ioq->slice_end - now), NSEC_PER_USEC));
+}
+
+/**
+ * efq_debugfs_state_show() - debugfs "state": what the engine is doing
+ * @data: the request queue
+ * @m: the output
+ *
+ * The queue in service and its group, the counters that decide dispatch,
+ * and why queues were expired so far.
+ *
+ * Return: 0.
+ */
+int efq_debugfs_state_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct efq_data *efqd = q->elevator->elevator_data;
+	char *path;
+	int i;
+
+	path = kmalloc(EFQ_PATH_LEN, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	spin_lock_irq(&efqd->lock);
+	seq_printf(m, "hierarchical=%d fairness=%u\n", efqd->hierarchical,
+		   efqd->fairness);
+	seq_printf(m, "busy_queues=%u queued=%u in_driver=%u hold=%d idle_armed=%d\n",
+		   efqd->busy_queues, efqd->nr_queued, efqd->rq_in_driver,
+		   efqd->hold, efqd->idle_armed);
+	seq_puts(m, "active_queue: ");
+	if (efqd->active_queue)
+		efq_debugfs_queue(m, efqd, efqd->active_queue, path);
+	else
+		seq_puts(m, "none");
+	seq_puts(m, "\nexpired:");
+	for (i = 0; i < EFQ_EXPIRE_NR; i++)
+		seq_printf(m, " %s=%lu", efq_expire_names[i],
+			   efqd->nr_expired[i]);
+	seq_printf(m, "\npreempted=%lu\n", efqd->nr_preempted);
+	spin_unlock_irq(&efqd->lock);
+	kfree(path);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_debugfs_state_show);
+
+/* One group's three trees: each entity with its key and weight. */
+static void efq_debugfs_group(struct seq_file *m, struct efq_data *efqd,
+			      struct efq_group *iog, char *path)
+{
+	int c;
+
+	efq_group_path(efqd, iog, path, EFQ_PATH_LEN);
+	seq_printf(m, "group %s weight=%u class=%c vdisktime=%llu time_ms=%llu sectors=%llu\n",
+		   path, iog->entity.weight,
+		   efq_class_letter[iog->entity.ioprio_class & 3],
+		   iog->entity.vdisktime,
+		   div_u64(iog->entity.total_time, NSEC_PER_MSEC),
+		   iog->entity.total_sectors);
+	for (c = 0; c < EFQ_NR_CLASSES; c++) {
+		struct efq_service_tree *st = &iog->sched_data.service_tree[c];
+		struct rb_node *n;
+
+		if (!st->nr_active && !st->active_entity)
+			continue;
+		seq_printf(m, "  %c min_vdisktime=%llu active=%u\n",
+			   efq_class_letter[c + 1], st->min_vdisktime,
+			   st->nr_active);
+		for (n = rb_first_cached(&st->active); n; n = rb_next(n)) {
+			struct efq_entity *e = rb_entry(n, struct efq_entity,
+							rb_node);
+
+			seq_printf(m, "    key=%lld weight=%u ",
+				   (s64)(e->vdisktime - st->min_vdisktime),
+				   e->weight);
+			if (e->my_sd) {
+				efq_group_path(efqd, container_of(e, struct efq_group, entity),
+					       path, EFQ_PATH_LEN);
+				seq_printf(m, "group %s\n", path);
+			} else {
+				seq_printf(m, "queue pid=%d\n",
+					   container_of(e, struct efq_queue,
+							entity)->pid);
+			}
+		}
+	}
+}
+
+/**
+ * efq_debugfs_trees_show() - debugfs "service_trees": every linked group
+ * @data: the request queue
+ * @m: the output
+ *
+ * Per group (the root first), its weight and virtual time, then per class
+ * the backlogged entities in service order with their keys
+ * (vdisktime - min_vdisktime).
+ *
+ * Return: 0.
+ */
+int efq_debugfs_trees_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_group *iog;
+	char *path;
+
+	path = kmalloc(EFQ_PATH_LEN, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	spin_lock_irq(&efqd->lock);
+	efq_debugfs_group(m, efqd, efqd->root_group, path);
+	list_for_each_entry(iog, &efqd->group_list, efqd_node)
+		efq_debugfs_group(m, efqd, iog, path);
+	spin_unlock_irq(&efqd->lock);
+	kfree(path);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_debugfs_trees_show);
+#endif /* CONFIG_BLK_DEBUG_FS */
+
 /**
  * efq_init_data() - set up fair queuing for a device
  * @q: the request queue
@@ -2225,8 +2409,9 @@ EXPORT_SYMBOL_GPL(efq_set_hierarchical);
  * @sched_data: the scheduler's per-device data
  *
  * Creates the root group, the fallback queue and, for single-queue
- * schedulers, the root group's queue, then activates the efq blkcg policy
- * on @q.  Hierarchical mode is on.
+ * schedulers, the root group's queue, publishes @eq as q->elevator and
+ * activates the efq blkcg policy on @q (on failure q->elevator is NULL
+ * again).  Hierarchical mode is on.
  *
  * Return: the new efq_data or an ERR_PTR().
  */
@@ -2276,13 +2461,24 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	    !efq_new_single_queue(efqd, root, GFP_KERNEL))
 		goto put_root;
 
+	/*
+	 * The elevator is published before the policy is activated, as bfq
+	 * does: from then on a group's callbacks and the statistics files
+	 * find the device through q->elevator.
+	 */
 	eq->elevator_data = efqd;
+	spin_lock_irq(&q->queue_lock);
+	q->elevator = eq;
+	spin_unlock_irq(&q->queue_lock);
 	ret = efq_cgroup_activate(efqd);
 	if (ret)
 		goto put_queues;
 	return efqd;
 
 put_queues:
+	spin_lock_irq(&q->queue_lock);
+	q->elevator = NULL;
+	spin_unlock_irq(&q->queue_lock);
 	eq->elevator_data = NULL;
 	spin_lock_irq(&efqd->lock);
 	efq_group_put_queues(root);

@@ -18,6 +18,7 @@
 #include "blk.h"
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
+#include "blk-mq-debugfs.h"
 #include "blk-wbt.h"
 
 /**
@@ -68,7 +69,6 @@ static int noop_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	wbt_disable_default(q);
-	q->elevator = eq;
 	return 0;
 }
 
@@ -160,12 +160,22 @@ static struct elv_fs_entry noop_attrs[] = {
 	__ATTR_NULL
 };
 
+#ifdef CONFIG_BLK_DEBUG_FS
+static const struct blk_mq_debugfs_attr noop_debugfs_attrs[] = {
+	{ "state", 0400, efq_debugfs_state_show },
+	{ "service_trees", 0400, efq_debugfs_trees_show },
+	{},
+};
+#endif
+
 static struct elevator_type noop_sched = {
 	.ops = {
 		.init_sched		= noop_init_sched,
 		.exit_sched		= noop_exit_sched,
 		.prepare_request	= efq_rq_prepare,
 		.limit_depth		= efq_limit_depth,
+		.depth_updated		= efq_depth_updated,
+		.init_hctx		= efq_init_hctx,
 		.insert_requests	= noop_insert_requests,
 		.dispatch_request	= noop_dispatch_request,
 		.has_work		= noop_has_work,
@@ -175,6 +185,9 @@ static struct elevator_type noop_sched = {
 		.allow_merge		= efq_allow_merge,
 		.requests_merged	= noop_requests_merged,
 	},
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = noop_debugfs_attrs,
+#endif
 	.elevator_attrs	= noop_attrs,
 	.elevator_name	= "noop",
 	.elevator_owner	= THIS_MODULE,

@@ -511,6 +511,18 @@ EFQ_DECLARE_ATTR(nr_group_requests);
 
 struct blk_mq_alloc_data;
 void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
+struct blk_mq_hw_ctx;
+void efq_depth_updated(struct blk_mq_hw_ctx *hctx);
+int efq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
+
+/*
+ * --- debugfs: show functions of the engine's state and service trees, for
+ * a scheduler's queue_debugfs_attrs (/sys/kernel/debug/block/<disk>/sched/,
+ * named "state" and "service_trees") ---
+ */
+struct seq_file;
+int efq_debugfs_state_show(void *data, struct seq_file *m);
+int efq_debugfs_trees_show(void *data, struct seq_file *m);
 
 /* --- groups (engine side) --- */
 void efq_group_init(struct efq_group *iog, unsigned int weight,
@@ -532,6 +544,8 @@ struct efq_group *efq_group_of_blkg(struct efq_data *efqd,
 struct efq_group *efq_group_of_rq(struct efq_data *efqd, struct request *rq);
 struct efq_group *efq_group_of_bio(struct efq_data *efqd, struct bio *bio);
 struct efq_group *efq_group_of_current(struct efq_data *efqd);
+void efq_group_path(struct efq_data *efqd, struct efq_group *iog, char *buf,
+		    size_t len);
 int efq_cgroup_activate(struct efq_data *efqd);
 void efq_cgroup_deactivate(struct efq_data *efqd);
 int efq_cgroup_set_weight(struct blkcg *blkcg, unsigned int weight);

@@ -3,6 +3,7 @@
 #include "blk/model.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -131,6 +132,7 @@ bool Model::init(std::string *err)
 	q_ = std::make_unique<struct request_queue>();
 	disk_ = std::make_unique<struct gendisk>();
 	hctx_ = std::make_unique<struct blk_mq_hw_ctx>();
+	sched_tags_ = std::make_unique<struct blk_mq_tags>();
 	disk_->major = 8;
 	disk_->first_minor = 0;
 	disk_->minors = 16;
@@ -157,6 +159,10 @@ bool Model::init(std::string *err)
 	unsigned int nr =
 		cfg_.nr_requests ? cfg_.nr_requests : 2 * std::min(dev_->queue_depth(), kDefaultRq);
 	q_->nr_requests = nr;
+	sched_tags_->nr_tags = nr;
+	sched_tags_->bitmap_tags.sb.depth = nr;
+	sched_tags_->bitmap_tags.min_shallow_depth = UINT_MAX; // as sbitmap_queue_init_node()
+	hctx_->sched_tags = sched_tags_.get();
 	rqs_.resize(nr);
 	for (unsigned int i = 0; i < nr; i++) {
 		rqs_[i] = std::make_unique<Rq>();
@@ -346,8 +352,11 @@ bool Model::alloc_request(Bio *b)
 	if (e->type->ops.limit_depth && !op_is_flush(data.cmd_flags))
 		e->type->ops.limit_depth(data.cmd_flags, &data);
 	unsigned int depth = static_cast<unsigned int>(rqs_.size());
-	if (data.shallow_depth)
+	if (data.shallow_depth) {
 		depth = std::min(depth, data.shallow_depth);
+		if (data.shallow_depth < sched_tags_->bitmap_tags.min_shallow_depth)
+			shallow_below_min_++;
+	}
 	if (free_tags_.empty() || free_tags_.front() >= depth)
 		return false;
 	unsigned int tag = free_tags_.front();
@@ -674,6 +683,19 @@ std::vector<Model::TunableInfo> Model::probe_tunables()
 	return out;
 }
 
+std::string Model::debugfs(const std::string &name, std::string *err)
+{
+	int e = 0;
+	char *s = sim_elv_debugfs_read(q_.get(), name.c_str(), &e);
+	if (!s) {
+		*err = "debugfs " + name + ": error " + std::to_string(e);
+		return "";
+	}
+	std::string r(s);
+	std::free(s);
+	return r;
+}
+
 std::string Model::check_invariants() const
 {
 	std::ostringstream err;
@@ -689,6 +711,10 @@ std::string Model::check_invariants() const
 			    << counters_.completed << " + merged away " << counters_.rq_merges
 			    << "; ";
 	}
+	if (shallow_below_min_)
+		err << shallow_below_min_
+		    << " tag allocations with a shallow depth below the scheduler's"
+		       " min_shallow_depth (sbitmap_queue_min_shallow_depth() missing); ";
 	if (!in_device_.empty() && dev_->in_flight() == 0)
 		err << in_device_.size() << " requests lost by the device; ";
 	return err.str();

@@ -39,6 +39,7 @@ struct request;
 struct request_queue;
 struct gendisk;
 struct blk_mq_hw_ctx;
+struct blk_mq_tags;
 struct blkcg;
 
 namespace efqsim::blk {
@@ -111,6 +112,9 @@ public:
 		std::string name, initial, min, max;
 	};
 	std::vector<TunableInfo> probe_tunables();
+	// The scheduler's debugfs attribute @name (sched/<name>), or "" with
+	// *err set.
+	std::string debugfs(const std::string &name, std::string *err);
 	// Invariants: every request dispatched at most once and completed once;
 	// an empty message if all hold.
 	std::string check_invariants() const;
@@ -149,6 +153,12 @@ private:
 	std::unique_ptr<struct request_queue> q_;
 	std::unique_ptr<struct gendisk> disk_;
 	std::unique_ptr<struct blk_mq_hw_ctx> hctx_;
+	// The scheduler tags' shape (depth, min_shallow_depth); the tags
+	// themselves are free_tags_.
+	std::unique_ptr<struct blk_mq_tags> sched_tags_;
+	// limit_depth() gave a shallow depth below min_shallow_depth, which
+	// the kernel's sbitmap warns about (wake-ups could be lost).
+	uint64_t shallow_below_min_ = 0;
 	struct blk_mq_hw_ctx *hctxs_[1] = {};
 	bool sched_up_ = false;
 	bool queue_up_ = false;

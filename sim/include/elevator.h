@@ -72,6 +72,10 @@ struct elevator_type {
 	struct module *elevator_owner;
 	char icq_cache_name[ELV_NAME_MAX + 6];
 	struct list_head list;
+#ifdef CONFIG_BLK_DEBUG_FS
+	const struct blk_mq_debugfs_attr *queue_debugfs_attrs;
+	const struct blk_mq_debugfs_attr *hctx_debugfs_attrs;
+#endif
 };
 
 #define ELV_HASH_BITS 6

@@ -20,6 +20,7 @@ extern "C" {
 #include <linux/seq_file.h>
 #include <linux/sysfs.h>
 #include "elevator.h"
+#include "blk-mq-debugfs.h"
 #include "blk-mq-sched.h"
 #include <sim/blk.h>
 #include <sim/kernel.h>
@@ -139,6 +140,27 @@ ssize_t sim_elv_attr_store(struct elevator_queue *eq, const char *name, const ch
 	ssize_t ret = a->store(eq, buf, std::strlen(buf));
 	mutex_unlock(&eq->sysfs_lock);
 	return ret;
+}
+
+char *sim_elv_debugfs_read(struct request_queue *q, const char *name, int *err)
+{
+	const blk_mq_debugfs_attr *a =
+		q->elevator ? q->elevator->type->queue_debugfs_attrs : nullptr;
+	for (; a && a->name; a++) {
+		if (std::strcmp(a->name, name) || !a->show)
+			continue;
+		seq_file sf{};
+		int ret = a->show(q, &sf);
+		if (ret) {
+			std::free(sf.buf);
+			*err = ret;
+			return nullptr;
+		}
+		*err = 0;
+		return sf.buf ? sf.buf : strdup("");
+	}
+	*err = -ENOENT;
+	return nullptr;
 }
 
 bool elv_bio_merge_ok(struct request *rq, struct bio *bio)

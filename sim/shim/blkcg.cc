@@ -1011,8 +1011,11 @@ ssize_t sim_cgroup_write(struct blkcg *blkcg, const char *file, const char *data
 		return -ENOENT;
 	cftype *cft = f.cft;
 	size_t nbytes = std::strlen(data);
-	size_t max = cft->max_write_len ? cft->max_write_len : PAGE_SIZE - 1;
-	if (nbytes >= PAGE_SIZE && nbytes > max)
+	// cgroup core makes a max_write_len other than PAGE_SIZE kernfs's
+	// atomic_write_len: a longer write is -E2BIG.  Without one, a write
+	// is cut into pages; the sim takes a single page at most.
+	if (cft->max_write_len && cft->max_write_len != PAGE_SIZE ? nbytes > cft->max_write_len
+								  : nbytes >= PAGE_SIZE)
 		return -E2BIG;
 
 	std::string buf(data);

@@ -4,7 +4,9 @@
  * (-include sim/include/linux/kconfig.h), as the kernel force-includes its
  * kconfig.h and compiler_types.h.  Describes the configuration of the
  * simulated kernel: a 64-bit x86 Debian 12 (6.1) kernel with cgroups and
- * blkcg.  efq's own CONFIG_ options are left to the build (-D).
+ * blkcg.  Of efq's own options, the debug ones are on
+ * (CONFIG_DEBUG_GROUP_IOSCHED: the io.efq.disk_queue/disk_dequeue files),
+ * as in the out-of-tree module build (kernel/Kbuild).
  */
 #ifndef _SIM_LINUX_KCONFIG_H
 #define _SIM_LINUX_KCONFIG_H
@@ -16,7 +18,9 @@
 #define CONFIG_CGROUPS 1
 #define CONFIG_BLK_CGROUP 1
 #define CONFIG_BLK_DEV_IO_TRACE 1
+#define CONFIG_BLK_DEBUG_FS 1
 #define CONFIG_NR_CPUS 1
+#define CONFIG_DEBUG_GROUP_IOSCHED 1
 
 /*
  * IS_ENABLED(CONFIG_FOO) is 1 when CONFIG_FOO or CONFIG_FOO_MODULE is

@@ -27,6 +27,12 @@ int sim_elv_count(void);
  * under eq->sysfs_lock as the kernel does; -ENOENT if no such attribute. */
 ssize_t sim_elv_attr_show(struct elevator_queue *eq, const char *name, char *page);
 ssize_t sim_elv_attr_store(struct elevator_queue *eq, const char *name, const char *buf);
+/*
+ * Reads the scheduler's debugfs attribute @name (queue_debugfs_attrs) of
+ * @q: a malloc()ed string (free() it), or NULL with *err = -ENOENT or the
+ * show function's error.
+ */
+char *sim_elv_debugfs_read(struct request_queue *q, const char *name, int *err);
 
 /* Receives every blk_add_trace_msg() (formatted, without "\n"). */
 typedef void (*sim_blktrace_hook_t)(struct request_queue *q, const char *msg, void *arg);

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+// The cgroup v2 files of the efq policy, read and written as cgroupfs does
+// (sim_cgroup_read/sim_cgroup_write run the cftypes' handlers): which files
+// exist where, their formats, good and bad writes, and the statistics
+// (io.efq.disk_time, io.efq.disk_sectors, the debug counters and efq's part
+// of io.stat) against the engine's own figures.  Formats: design.md (cgroup
+// files), spec-rest §1 and §12, errata item 6; units: disk_time in ms.
+
+#include <cstdlib>
+#include <string>
+
+#include "efq_harness.h"
+
+using namespace efqt;
+
+namespace {
+
+class CgroupFiles : public EfqTest {
+protected:
+	// The file's content, or "<errno N>".
+	std::string Read(struct blkcg *cg, const char *file)
+	{
+		int err = 0;
+		char *s = sim_cgroup_read(cg, file, &err);
+		if (!s)
+			return "<errno " + std::to_string(err) + ">";
+		std::string r(s);
+		std::free(s);
+		return r;
+	}
+	ssize_t Write(struct blkcg *cg, const char *file, const std::string &data)
+	{
+		return sim_cgroup_write(cg, file, data.c_str());
+	}
+	// 0 on success (the byte count checked), else the -errno.
+	ssize_t W(struct blkcg *cg, const char *file, const std::string &data)
+	{
+		ssize_t r = Write(cg, file, data);
+		if (r >= 0) {
+			EXPECT_EQ(r, (ssize_t)data.size()) << data;
+			return 0;
+		}
+		return r;
+	}
+	// One activation of @fq: a request of @sectors, served for @used ns.
+	void Serve(FakeQueue *fq, u64 used, unsigned sectors)
+	{
+		Add(fq, 0, sectors);
+		Add(fq, 0, sectors);
+		struct request *rq = Dispatch();
+		ASSERT_NE(rq, nullptr);
+		Advance(used);
+		Complete(rq);
+		Expire();
+	}
+};
+
+TEST_F(CgroupFiles, SettingsInChildrenStatisticsEverywhere)
+{
+	struct blkcg *a = Cgroup("a");
+	const char *everywhere[] = {"io.efq.disk_time", "io.efq.disk_sectors", "io.efq.disk_queue",
+				    "io.efq.disk_dequeue"};
+	const char *children[] = {"io.efq.weight", "io.efq.ioprio_class", "io.efq.policy"};
+	for (const char *f : everywhere) {
+		EXPECT_TRUE(sim_cgroup_file_exists(a, f)) << f;
+		EXPECT_TRUE(sim_cgroup_file_exists(&blkcg_root, f)) << f;
+	}
+	for (const char *f : children) {
+		EXPECT_TRUE(sim_cgroup_file_exists(a, f)) << f;
+		EXPECT_FALSE(sim_cgroup_file_exists(&blkcg_root, f)) << f;
+	}
+	// no file of another policy's name (io.weight is iocost's)
+	EXPECT_FALSE(sim_cgroup_file_exists(a, "io.weight"));
+}
+
+TEST_F(CgroupFiles, WeightReadsDefaultThenOneLinePerDeviceRule)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 500\n");
+	EXPECT_EQ(W(a, "io.efq.weight", "300\n"), 0);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 300\n");
+	EXPECT_EQ(W(a, "io.efq.weight", "default 400"), 0);
+	EXPECT_EQ(W(a, "io.efq.weight", "8:0 700"), 0);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 400\n8:0 700\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 700u);
+	EXPECT_EQ(W(a, "io.efq.weight", "8:0 default"), 0);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 400\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 400u);
+}
+
+TEST_F(CgroupFiles, BadWeightWritesFailAndChangeNothing)
+{
+	struct blkcg *a = Cgroup("a");
+	for (const char *s : {"99", "1001", "abc", "default", "8:0", "8:0 50", "-1", "300 400 500"})
+		EXPECT_EQ(W(a, "io.efq.weight", s), -EINVAL) << s;
+	EXPECT_EQ(W(a, "io.efq.weight", "9:0 300"), -ENODEV);
+	EXPECT_EQ(W(a, "io.efq.weight", "8:1 300"), -ENODEV); // not the disk (8:0)
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 500\n");
+}
+
+TEST_F(CgroupFiles, IoprioClassIsANumberOneToThree)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(Read(a, "io.efq.ioprio_class"), "2\n");
+	EXPECT_EQ(W(a, "io.efq.ioprio_class", "1"), 0);
+	EXPECT_EQ(Read(a, "io.efq.ioprio_class"), "1\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_class, IOPRIO_CLASS_RT);
+	EXPECT_EQ(W(a, "io.efq.ioprio_class", "3\n"), 0);
+	for (const char *s : {"0", "4", "abc", "-1", "4294967298", "18446744073709551616"})
+		EXPECT_LT(W(a, "io.efq.ioprio_class", s), 0) << s;
+	EXPECT_EQ(W(a, "io.efq.ioprio_class", "4294967298"), -EINVAL); // not 2 after truncation
+	EXPECT_EQ(Read(a, "io.efq.ioprio_class"), "3\n");
+}
+
+TEST_F(CgroupFiles, PolicyListsRulesUnderAHeaderAndWeightZeroDeletes)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(Read(a, "io.efq.policy"), "");
+	EXPECT_EQ(W(a, "io.efq.policy", "8:0 300 1\n"), 0);
+	EXPECT_EQ(Read(a, "io.efq.policy"), "dev\tweight\tclass\n8:0\t300\t1\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 300u);
+	EXPECT_EQ(GroupOf(a)->entity.new_class, IOPRIO_CLASS_RT);
+	// io.efq.weight shows the rule's weight, and a default write does not
+	// override it
+	EXPECT_EQ(W(a, "io.efq.weight", "900"), 0);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 900\n8:0 300\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 300u);
+	EXPECT_EQ(W(a, "io.efq.policy", "8:0 0 1"), 0);
+	EXPECT_EQ(Read(a, "io.efq.policy"), "");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 900u);
+}
+
+TEST_F(CgroupFiles, BadPolicyWritesFail)
+{
+	struct blkcg *a = Cgroup("a");
+	for (const char *s : {"8:0 300", "8:0 300 1 1", "8:0 1001 1", "8:0 300 4", "8:0 300 0",
+			      "8 300 1", "x:0 300 1", ""})
+		EXPECT_EQ(W(a, "io.efq.policy", s), -EINVAL) << s;
+	EXPECT_EQ(W(a, "io.efq.policy", "9:0 300 1"), -ENODEV);
+	EXPECT_EQ(W(a, "io.efq.policy", std::string(300, ' ') + "8:0 300 1"), -E2BIG);
+	EXPECT_EQ(Read(a, "io.efq.policy"), "");
+}
+
+TEST_F(CgroupFiles, StatisticsShowTheEnginesFiguresPerDevice)
+{
+	struct blkcg *a = Cgroup("a");
+	struct efq_group *g = GroupOf(a);
+	FakeQueue *q = NewQueue(g);
+	Serve(q, 7 * kMs, 16);
+	Serve(q, 5 * kMs, 8);
+	u64 ms = g->entity.total_time / 1000000;
+	ASSERT_GT(ms, 0u);
+	EXPECT_EQ(Read(a, "io.efq.disk_time"), "8:0 " + std::to_string(ms) + "\n");
+	EXPECT_EQ(Read(a, "io.efq.disk_sectors"),
+		  "8:0 " + std::to_string(g->entity.total_sectors) + "\n");
+	// one request per activation, the oldest first: 16 + 16 sectors
+	EXPECT_EQ(g->entity.total_sectors, 32u);
+	EXPECT_EQ(Read(a, "io.efq.disk_queue"),
+		  "8:0 " + std::to_string(g->entity.nr_enqueued) + "\n");
+	EXPECT_EQ(Read(a, "io.efq.disk_dequeue"),
+		  "8:0 " + std::to_string(g->entity.nr_dequeued) + "\n");
+	// the root cgroup shows the device's root group: the whole device
+	u64 root_ms = Root()->entity.total_time / 1000000;
+	EXPECT_GE(root_ms, ms);
+	EXPECT_EQ(Read(&blkcg_root, "io.efq.disk_time"), "8:0 " + std::to_string(root_ms) + "\n");
+	// io.stat carries the same figures
+	std::string stat = Read(a, "io.stat");
+	EXPECT_NE(stat.find(" efq.disk_time=" + std::to_string(ms) +
+			    " efq.disk_sectors=" + std::to_string(g->entity.total_sectors)),
+		  std::string::npos)
+		<< stat;
+	EXPECT_EQ(Write(a, "io.efq.disk_time", "0"), -EINVAL);
+}
+
+TEST_F(CgroupFiles, StatisticsOfACgroupWithoutIoAreZero)
+{
+	struct blkcg *a = Cgroup("a");
+	Blkg(a);
+	EXPECT_EQ(Read(a, "io.efq.disk_time"), "8:0 0\n");
+	EXPECT_EQ(Read(a, "io.efq.disk_sectors"), "8:0 0\n");
+	struct blkcg *b = Cgroup("b"); // no blkg on this device: no line
+	EXPECT_EQ(Read(b, "io.efq.disk_time"), "");
+}
+
+} // namespace
