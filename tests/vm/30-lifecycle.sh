@@ -65,7 +65,7 @@ fi
 nb_create 2 $MID || fail "create nullb2"
 # --- two devices at once with different schedulers -------------------------------
 nb_create 3 $MID || fail "create nullb3"
-for pair in "cfq deadline-fq" "as noop" "deadline-fq bfq" "noop cfq"; do
+for pair in "as noop" "deadline-fq bfq" "noop cfq" "cfq deadline-fq"; do
 	a=${pair% *} b=${pair#* }
 	set_sched nullb2 $a && set_sched nullb3 $b || fail "select $a on nullb2 and $b on nullb3"
 	cg_make lcb

@@ -34,7 +34,7 @@ go_in_cg() { # CGROUP OUT CMD...
 }
 
 rows=""
-for s in cfq deadline-fq as noop none bfq; do
+for s in deadline-fq as noop none bfq cfq; do
 	if ! set_sched $D $s; then
 		fail "fairness: select $s on $D"
 		continue

@@ -2,22 +2,22 @@
 #
 # Smoke test of scripts/fio/ (the real-machine regression scripts) on a
 # device-bound null_blk, raw device, SMOKE=1 (2 s runs, N in 1 2): each runs
-# to the end and prints its table with one row per N.
+# to the end and prints its table with one row per N.  One efq scheduler per
+# script (the time budget): T1 deadline-fq, T2 noop, T3 as.
 
 D=nullb20
 nb_slow 20 || fail "create $D"
-for t in t1-weighted-seq-readers t2-rand-reader-vs-seq-readers t3-rand-reader-vs-rand-writers; do
-	for s in cfq deadline-fq; do
-		if DEV=$D SCHED=$s SMOKE=1 RAW=1 sh /fio-scripts/$t >/tmp/$t.out 2>&1; then
-			rows=$(grep -cE '^ +[0-9]+ \|' /tmp/$t.out)
-			cond "scripts/fio/$t (SCHED=$s SMOKE=1) prints a row per N (2)" "$rows" = 2
-		else
-			fail "scripts/fio/$t (SCHED=$s SMOKE=1) runs"
-		fi
-		table_begin "scripts/fio/$t, DEV=$D SCHED=$s SMOKE=1 (smoke run on null_blk, not a measurement)"
-		tail -n 4 /tmp/$t.out
-		table_end
-	done
+for ts in t1-weighted-seq-readers:deadline-fq t2-rand-reader-vs-seq-readers:noop t3-rand-reader-vs-rand-writers:as; do
+	t=${ts%:*} s=${ts#*:}
+	if DEV=$D SCHED=$s SMOKE=1 RAW=1 sh /fio-scripts/$t >/tmp/$t.out 2>&1; then
+		rows=$(grep -cE '^ +[0-9]+ \|' /tmp/$t.out)
+		cond "scripts/fio/$t (SCHED=$s SMOKE=1) prints a row per N (2)" "$rows" = 2
+	else
+		fail "scripts/fio/$t (SCHED=$s SMOKE=1) runs"
+	fi
+	table_begin "scripts/fio/$t, DEV=$D SCHED=$s SMOKE=1 (smoke run on null_blk, not a measurement)"
+	tail -n 4 /tmp/$t.out
+	table_end
 done
 set_sched $D none
 nb_remove 20

@@ -12,7 +12,8 @@ CG=/sys/fs/cgroup
 CFS=/sys/kernel/config/nullb
 DBG=/sys/kernel/debug
 EFQ_MODULES="efq cfq-iosched deadline-fq-iosched as-iosched noop-iosched"
-EFQ_SCHEDS="cfq deadline-fq as noop"
+# cfq last: a scheduler that stalls a device is then the last one tried on it
+EFQ_SCHEDS="deadline-fq as noop cfq"
 KMODS=/lib/modules/$(uname -r)
 
 log() { echo "vmtest: $*"; }
