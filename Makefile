@@ -22,7 +22,7 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test check module bench format format-check clean distclean
+.PHONY: all help setup build unit test check module vmtest bench format format-check clean distclean
 
 all: build
 
@@ -33,6 +33,7 @@ help:
 	@echo "make unit          build, then run the test suites with ctest"
 	@echo "make check         checkpatch --strict + Kbuild module build with W=1 and sparse"
 	@echo "make module        build the kernel modules into build/kmod/"
+	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
@@ -53,7 +54,7 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-test: setup build unit format-check check
+test: setup build unit format-check check vmtest
 
 # --- kernel: style, sparse and the module build ----------------------------
 check: setup
@@ -62,7 +63,12 @@ check: setup
 module: setup
 	@$(MAKE) --no-print-directory -C kernel -j$(JOBS)
 
-# --- later: run (efqsim), vmtest (qemu), patches (the series) go here ------
+# --- real kernel: Debian's image under qemu TCG with our modules --------------
+# (efqsim --list-tunables gives the expected tunables: needs build)
+vmtest: setup build module
+	@scripts/vm/vmtest
+
+# --- later: run (efqsim), patches (the series) go here ----------------------
 
 # --- benchmarks -------------------------------------------------------------
 bench: setup
