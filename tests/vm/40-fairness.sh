@@ -52,6 +52,8 @@ for s in deadline-fq as noop none bfq cfq; do
 	touch /tmp/go
 	wait_pid $ph 60 || fail "fairness $s: fio in hi ends"
 	wait_pid $pl 60 || fail "fairness $s: fio in lo ends"
+	[ -f $DBG/block/$D/sched/service_trees ] &&
+		log "fairness $s: service_trees: $(grep '^group' $DBG/block/$D/sched/service_trees | tr '\n' ';')"
 	h1=$(cg_value hi io.efq.disk_time $DEV)
 	l1=$(cg_value lo io.efq.disk_time $DEV)
 	if fio_ok /tmp/hi.fio && fio_ok /tmp/lo.fio; then
