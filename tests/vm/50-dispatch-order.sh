@@ -13,7 +13,7 @@
 # timing varies), so two runs of mq-deadline itself differ (measured: about
 # 45% of the positions identical, swaps of nearby requests).  The metric is
 # therefore the similarity of two sequences: the length of their longest
-# common subsequence (within a band of 64 positions: a request is never
+# common subsequence (within a band of 32 positions: a request is never
 # displaced further) over their length.  Pass criteria:
 #   sim(mq-deadline, deadline-fq) >= sim(mq-deadline, mq-deadline run 2) - 0.05
 #     (deadline-fq is as close to mq-deadline as mq-deadline is to itself)
@@ -24,7 +24,7 @@ D=nullb6
 nb_create 6 irqmode=2 completion_nsec=100000 hw_queue_depth=1 memory_backed=0 ||
 	fail "create the depth-1 device $D"
 IOS=/sys/block/$D/queue/iosched
-N=${ORDER_IOS:-768}
+N=${ORDER_IOS:-512}
 
 for run in mq-deadline mq-deadline.2 deadline-fq noop; do
 	s=${run%.2}
@@ -59,10 +59,10 @@ for run in mq-deadline mq-deadline.2 deadline-fq noop; do
 	set_sched $D none
 done
 
-# sim A B: longest common subsequence of A and B (paths within a band of 64
+# sim A B: longest common subsequence of A and B (paths within a band of 32
 # positions of the diagonal) over the longer length, 3 decimals
 sim() {
-	awk -v band=64 'NR == FNR { a[++n] = $0; next } { b[++m] = $0 }
+	awk -v band=32 'NR == FNR { a[++n] = $0; next } { b[++m] = $0 }
 	END {
 		for (i = 1; i <= n; i++) {
 			lo = i - band; if (lo < 1) lo = 1
