@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fairness on a device that is the bottleneck (null_blk, timer completions of
-# ~1 ms, depth 2, rotational so cfq idles as on a disk): cgroups hi and lo with
+# 4 ms, depth 2, rotational so cfq idles as on a disk): cgroups hi and lo with
 # weights 1000 and 500 run the same random-read job at different offsets.
 #   efq schedulers: io.efq.disk_time delta ratio 2.0 +/- 0.3, IOPS ratio 1.6..2.5
 #   none (the control): IOPS ratio 0.8..1.25
 #   bfq (io.bfq.weight 1000/500): printed for comparison
 # The schedulers run in their default (hierarchical) mode.
+#
+# Both are measured over the same window while both jobs surely run (from
+# 2 s after the start for ${FAIR_WINDOW:-4} s): IOPS from the rios of each
+# cgroup's io.stat, disk time from io.efq.disk_time.  fio's own IOPS would
+# include the seconds in which only one job runs: under TCG on a loaded host
+# the two fio processes start up to a second apart.
 
 D=nullb5
 nb_slow 5 || fail "create the slow device $D"
 DEV=$(devnum $D)
-RT=${FAIR_RUNTIME:-4}
+WIN=${FAIR_WINDOW:-4}
+RT=$((WIN + 3))
 cg_make hi
 cg_make lo
 # the settings live in the cgroups and outlive the scheduler switches below
@@ -22,7 +29,13 @@ expect_ok "fairness: io.bfq.weight 500 for lo" $CG/lo/io.bfq.weight 500
 
 job() { # NAME OFFSET
 	echo fio --name=$1 --filename=/dev/$D --direct=1 --ioengine=libaio --rw=randread --bs=4k \
-		--iodepth=8 --offset=$2 --size=1g --ramp_time=1 --runtime=$RT --time_based --minimal
+		--iodepth=8 --offset=$2 --size=1g --runtime=$RT --time_based --minimal
+}
+
+# rios CGROUP: reads completed on the device for the cgroup (io.stat)
+rios() {
+	awk -v d="$DEV" '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) { sub(/rios=/, "", $i); print $i; f = 1 } }
+		END { if (!f) print 0 }' "$CG/$1/io.stat"
 }
 
 # start both groups together: each waits for /tmp/go before exec'ing fio
@@ -40,8 +53,6 @@ for s in deadline-fq as noop none bfq cfq; do
 		continue
 	fi
 	rm -f /tmp/go
-	h0=$(cg_value hi io.efq.disk_time $DEV)
-	l0=$(cg_value lo io.efq.disk_time $DEV)
 	# shellcheck disable=SC2046
 	go_in_cg hi /tmp/hi.fio $(job hi 0)
 	ph=$!
@@ -50,21 +61,25 @@ for s in deadline-fq as noop none bfq cfq; do
 	pl=$!
 	sleep 0.3
 	touch /tmp/go
-	wait_pid $ph 60 || fail "fairness $s: fio in hi ends"
-	wait_pid $pl 60 || fail "fairness $s: fio in lo ends"
+	sleep 2
+	h0=$(cg_value hi io.efq.disk_time $DEV) l0=$(cg_value lo io.efq.disk_time $DEV)
+	rh0=$(rios hi) rl0=$(rios lo)
+	sleep $WIN
+	h1=$(cg_value hi io.efq.disk_time $DEV) l1=$(cg_value lo io.efq.disk_time $DEV)
+	rh1=$(rios hi) rl1=$(rios lo)
+	wait_pid $ph 20 || fail "fairness $s: fio in hi ends"
+	wait_pid $pl 20 || fail "fairness $s: fio in lo ends"
 	[ -f $DBG/block/$D/sched/service_trees ] &&
 		log "fairness $s: service_trees: $(grep '^group' $DBG/block/$D/sched/service_trees | tr '\n' ';')"
-	h1=$(cg_value hi io.efq.disk_time $DEV)
-	l1=$(cg_value lo io.efq.disk_time $DEV)
 	if fio_ok /tmp/hi.fio && fio_ok /tmp/lo.fio; then
 		pass "fairness $s: fio ran in both groups"
 	else
 		fail "fairness $s: fio ran in both groups"
 		tail -n 3 /tmp/hi.fio /tmp/lo.fio
 	fi
-	ih=$(fio_iops /tmp/hi.fio)
-	il=$(fio_iops /tmp/lo.fio)
-	r=$(ratio "$ih" "$il")
+	ih=$(((rh1 - rh0) / WIN))
+	il=$(((rl1 - rl0) / WIN))
+	r=$(ratio $((rh1 - rh0)) $((rl1 - rl0)))
 	case $s in
 	none)
 		w="-"
@@ -89,7 +104,7 @@ for s in deadline-fq as noop none bfq cfq; do
 done
 set_sched $D none
 
-table_begin "fairness: weights hi/lo, same randread 4k job (libaio, iodepth 8, ${RT} s) per group, device-bound null_blk"
+table_begin "fairness: weights hi/lo, same randread 4k job (libaio, iodepth 8) per group, device-bound null_blk; IOPS and disk time over the same ${WIN} s window"
 printf '%-12s %-26s %8s %8s %6s %15s\n' scheduler weights "IOPS hi" "IOPS lo" ratio "disk_time ratio"
 printf '%s' "$rows"
 table_end
