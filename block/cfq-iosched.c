@@ -762,8 +762,14 @@ static void cfq_init_icq(struct io_cq *icq)
 	cic->last_end_request = ktime_get_ns();
 }
 
+/*
+ * Since 6.0 the block layer leaves the io_cq to the scheduler: look it up
+ * (or create it) for the submitting task here; the request holds a
+ * reference on the io_context until cfq_finish_request().
+ */
 static void cfq_prepare_request(struct request *rq)
 {
+	rq->elv.icq = ioc_find_get_icq(rq->q);
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = NULL;
 }
@@ -977,6 +983,10 @@ static void cfq_release_request(struct request *rq, bool done)
 static void cfq_finish_request(struct request *rq)
 {
 	cfq_release_request(rq, true);
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
 }
 
 static void cfq_requeue_request(struct request *rq)

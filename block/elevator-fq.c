@@ -1681,8 +1681,16 @@ static bool efq_should_preempt(struct efq_data *efqd,
 	if (new_e->ioprio_class == IOPRIO_CLASS_BE &&
 	    act_e->ioprio_class == IOPRIO_CLASS_IDLE)
 		return true;
+	/*
+	 * A reader beats writers in a group below it, but only once the
+	 * writer's queue has sent something in this activation: the next
+	 * queue is chosen at a completion, before the reader whose request
+	 * just completed sends its next one, so an unconditional rule would
+	 * take every turn from the writer (liveness, seed E10).
+	 */
 	if (new_e == &new_ioq->entity && act_e->my_sd &&
-	    !efq_readers_below(ioq, act_e)) {
+	    !efq_readers_below(ioq, act_e) &&
+	    (ioq->dispatched || !efq_queue_slice_new(ioq))) {
 		if (efq_queue_sync(new_ioq) && !efq_queue_sync(ioq))
 			return true;
 		if (new_ioq->meta_pending && !ioq->meta_pending)

@@ -385,8 +385,6 @@ bool Model::alloc_request(Bio *b)
 	RB_CLEAR_NODE(&rq->rb_node);
 	rq->sim_priv = r;
 	counters_.requests++;
-	if (e->type->icq_cache)
-		rq->elv.icq = ioc_find_get_icq(q_.get());
 	if (e->type->ops.prepare_request) {
 		e->type->ops.prepare_request(rq);
 		rq->rq_flags |= RQF_ELVPRIV;
