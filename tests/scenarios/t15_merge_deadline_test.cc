@@ -104,6 +104,20 @@ TEST(T15, RandomWritesAreUnchanged)
 	EXPECT_TRUE(on.every_deferral_had_all_five);
 }
 
+// Every scheduler's requeue path takes the deferrals (requeue_request, an
+// insert at the head, the delayed run): the run ends with the model's
+// invariants intact (a request dispatched at most once, none lost), and
+// the device and the model count the same deferrals.
+TEST(T15, DeferralsGoThroughEveryScheduler)
+{
+	for (const char *sched : {"cfq", "deadline-fq", "as", "noop"}) {
+		Outcome on = run("t15_two_groups_write.fio", 20, sched);
+		EXPECT_EQ(on.stats.deferred, on.deferred_by_model) << sched;
+		EXPECT_TRUE(on.every_deferral_had_all_five) << sched;
+		EXPECT_GT(on.stats.deferred, 0u) << sched;
+	}
+}
+
 // The tunable as efqsim users set it: through the device string (or a
 // parameter file), with the kernel store's semantics.
 TEST(T15, TunableThroughTheDevice)
