@@ -63,6 +63,8 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 	if (!dev)
 		return Status::bad_input;
 	std::string device_name = dev->name();
+	if (setup.prepare_device)
+		setup.prepare_device(*dev);
 
 	blk::Config cfg;
 	cfg.scheduler = setup.scheduler;
@@ -103,6 +105,9 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 		*err = broken;
 		return Status::internal;
 	}
+
+	if (setup.inspect)
+		setup.inspect(model);
 
 	report::RunResult &r = *result;
 	r = report::RunResult{};
