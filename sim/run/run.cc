@@ -70,6 +70,7 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 	cfg.scheduler = setup.scheduler;
 	cfg.hierarchical = setup.hierarchical;
 	cfg.tunables = setup.tunables;
+	cfg.nr_requests = setup.nr_requests;
 	blk::Model model(std::move(dev), cfg);
 	if (!model.init(err))
 		return Status::bad_input;

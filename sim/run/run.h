@@ -32,6 +32,8 @@ struct Setup {
 	// "name=value", applied through the scheduler's sysfs attributes.
 	std::vector<std::pair<std::string, std::string>> tunables;
 	uint64_t seed = 0;
+	// Scheduler tags (blk-mq's nr_requests); 0: 2 x min(queue depth, 128).
+	unsigned int nr_requests = 0;
 	// Called about once per simulated second with the seconds simulated
 	// so far (the CLI's progress line); may be empty.
 	std::function<void(int64_t seconds)> progress;

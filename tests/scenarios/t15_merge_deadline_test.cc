@@ -43,6 +43,12 @@ Outcome run(const char *jobfile, unsigned int deadline_us, const char *scheduler
 	run::Setup s;
 	s.device = "multipath:rq_based_seq_io_merge_deadline=" + std::to_string(deadline_us);
 	s.scheduler = scheduler;
+	// The seed's request-based dm queue had the legacy block layer's 128
+	// requests, half of what blk-mq would give this device (2 x 128): with
+	// 32 x 8 writes outstanding, the writers beyond 128 wait for a request
+	// rather than sit in the scheduler, so without the deadline nothing
+	// merges, as in the seed.
+	s.nr_requests = 128;
 	s.prepare_device = [&o](dev::Device &d) {
 		dynamic_cast<dev::Multipath &>(d).trace = [&o](const dev::Multipath::Decision &x) {
 			bool all = x.before_deadline && x.in_flight && x.single_segment &&
