@@ -439,6 +439,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	std::cout.flush();
 	std::fprintf(stderr, "efqdemo: %zu runs in %.1f s\n", jobs.size(), wall);
 	return 0;
 }

@@ -18,7 +18,8 @@
 // hierarchical, with the seed's cgroups and weights; for the §2.B tables no
 // cgroups, as in the seed).  The job text is the seed's fio command lines,
 // with the runtime as a parameter (Options::runtime_s) so that tests can
-// scale it down; sizes stay the seed's 2 GiB.
+// scale it down; sizes stay the seed's 2 GiB, and the jobs are time_based
+// so that they stay runtime-bound on efqsim's faster disk, as in the seed.
 #pragma once
 
 #include <cstdint>
