@@ -23,7 +23,7 @@
 // The outside measure: the device model's busy time.  The writers' share
 // of it is above their charged share (their cached writes destage while
 // the reader's group holds the disk, which no scheduler can see): asserted
-// <= 0.65 (measured 0.53-0.57).
+// <= 0.65 (measured 0.53-0.61).
 //
 // All of the seed's N (1..32), 10 simulated seconds instead of 30.
 #include <iostream>
