@@ -204,6 +204,40 @@ inline std::map<uint32_t, int64_t> Ownership(const Trace &t, int64_t from, int64
 	return out;
 }
 
+// The turns in a trace: maximal runs of consecutive dispatches into one
+// extent of @extent_bytes (extent i = [i * @extent_bytes, (i + 1) *
+// @extent_bytes) of the device; a job clone's file is its own extent when
+// every file has that size).  Each turn lasts from its first dispatch to
+// the next turn's first dispatch; the last, unfinished turn is left out.
+struct Turn {
+	uint64_t extent;
+	int64_t ns;
+};
+inline std::vector<Turn> Turns(const Trace &t, uint64_t extent_bytes)
+{
+	std::vector<Turn> out;
+	auto extent = [&](size_t k) { return t.recs[k].sector * 512 / extent_bytes; };
+	size_t i = 0;
+	while (i < t.recs.size()) {
+		size_t j = i;
+		while (j < t.recs.size() && extent(j) == extent(i))
+			j++;
+		if (j < t.recs.size())
+			out.push_back({extent(i), t.recs[j].sent - t.recs[i].sent});
+		i = j;
+	}
+	return out;
+}
+
+// The median of @v (0 if empty).
+inline int64_t Median(std::vector<int64_t> v)
+{
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	return v[v.size() / 2];
+}
+
 // A device that forwards to another one and records a Trace.
 class TraceDevice final : public efqsim::dev::Device {
 public:
