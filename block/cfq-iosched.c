@@ -624,8 +624,14 @@ static bool cfq_should_preempt(struct efq_data *efqd, void *new_sq,
 		return false;
 	if (efq_queue_class_idle(active))
 		return true;
+	/*
+	 * A sync request beats an async queue, but only once that queue
+	 * sent something in this activation: the async queue is chosen at a
+	 * completion, before the reader whose request just completed sends
+	 * its next one, and would otherwise lose every turn to that reader.
+	 */
 	if (rq_is_sync(rq) && !efq_queue_sync(active))
-		return true;
+		return active->dispatched || !efq_queue_slice_new(active);
 	if ((rq->cmd_flags & REQ_META) && !active->meta_pending)
 		return true;
 	if (!cfqq || !cfqq->cic || !efq_queue_wait_request(active))
