@@ -22,11 +22,12 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test check module vmtest bench format format-check clean distclean
+.PHONY: all help setup build unit test check module vmtest bench format format-check clean distclean run
 
 all: build
 
 help:
+	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
 	@echo "make test          setup, build, unit tests, format-check, check (what CI runs)"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
@@ -68,7 +69,15 @@ module: setup
 vmtest: setup build module
 	@scripts/vm/vmtest
 
-# --- later: run (efqsim), patches (the series) go here ----------------------
+# --- run: the headline demo (efqsim, Release build) --------------------------
+# The cover letter's Test 2 (random reader vs N sequential readers) and
+# Test 3 (weights 500 vs 1000) on the simulated disk, flat vs the IO
+# controller; tables on stdout, PNG plots in out/ (scripts/run-demo).
+# RUN_ARGS passes efqdemo options, e.g. make run RUN_ARGS="--runtime 10".
+run: setup
+	@JOBS=$(JOBS) scripts/run-demo $(RUN_ARGS)
+
+# --- later: patches (the series) go here ------------------------------------
 
 # --- benchmarks -------------------------------------------------------------
 bench: setup

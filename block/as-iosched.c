@@ -1261,6 +1261,7 @@ static struct elevator_type as_sched = {
 	.elevator_owner	= THIS_MODULE,
 };
 MODULE_ALIAS("as-iosched");
+MODULE_ALIAS("anticipatory-iosched");
 
 static int __init as_init(void)
 {

@@ -624,8 +624,14 @@ static bool cfq_should_preempt(struct efq_data *efqd, void *new_sq,
 		return false;
 	if (efq_queue_class_idle(active))
 		return true;
+	/*
+	 * A sync request beats an async queue, but only once that queue
+	 * sent something in this activation: the async queue is chosen at a
+	 * completion, before the reader whose request just completed sends
+	 * its next one, and would otherwise lose every turn to that reader.
+	 */
 	if (rq_is_sync(rq) && !efq_queue_sync(active))
-		return true;
+		return active->dispatched || !efq_queue_slice_new(active);
 	if ((rq->cmd_flags & REQ_META) && !active->meta_pending)
 		return true;
 	if (!cfqq || !cfqq->cic || !efq_queue_wait_request(active))
@@ -762,8 +768,14 @@ static void cfq_init_icq(struct io_cq *icq)
 	cic->last_end_request = ktime_get_ns();
 }
 
+/*
+ * Since 6.0 the block layer leaves the io_cq to the scheduler: look it up
+ * (or create it) for the submitting task here; the request holds a
+ * reference on the io_context until cfq_finish_request().
+ */
 static void cfq_prepare_request(struct request *rq)
 {
+	rq->elv.icq = ioc_find_get_icq(rq->q);
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = NULL;
 }
@@ -977,6 +989,10 @@ static void cfq_release_request(struct request *rq, bool done)
 static void cfq_finish_request(struct request *rq)
 {
 	cfq_release_request(rq, true);
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
 }
 
 static void cfq_requeue_request(struct request *rq)

@@ -1681,8 +1681,16 @@ static bool efq_should_preempt(struct efq_data *efqd,
 	if (new_e->ioprio_class == IOPRIO_CLASS_BE &&
 	    act_e->ioprio_class == IOPRIO_CLASS_IDLE)
 		return true;
+	/*
+	 * A reader beats writers in a group below it, but only once the
+	 * writer's queue has sent something in this activation: the next
+	 * queue is chosen at a completion, before the reader whose request
+	 * just completed sends its next one, so an unconditional rule would
+	 * take every turn from the writer (liveness, seed E10).
+	 */
 	if (new_e == &new_ioq->entity && act_e->my_sd &&
-	    !efq_readers_below(ioq, act_e)) {
+	    !efq_readers_below(ioq, act_e) &&
+	    (ioq->dispatched || !efq_queue_slice_new(ioq))) {
 		if (efq_queue_sync(new_ioq) && !efq_queue_sync(ioq))
 			return true;
 		if (new_ioq->meta_pending && !ioq->meta_pending)
@@ -2127,6 +2135,7 @@ static ssize_t efq_tunable_store(struct elevator_queue *e,
 	case EFQ_TUNE_NR_GROUP_REQUESTS:
 		efqd->nr_group_requests = clamp_t(u64, v, EFQ_MIN_GROUP_REQUESTS,
 						  UINT_MAX);
+		efqd->nr_group_requests_set = true;
 		break;
 	default:
 		ret = efq_set_hierarchical(efqd, v != 0);
@@ -2181,7 +2190,9 @@ EXPORT_SYMBOL_GPL(efq_nr_group_requests_store);
  *
  * A group holding nr_group_requests requests (queued or in flight) gets a
  * shallow depth of one tag, so its submitters wait while other groups
- * still find tags (the blk-mq form of V10's per-group request lists).  The
+ * still find tags (the blk-mq form of V10's per-group request lists).
+ * While the root group is the device's only group (flat mode, or no
+ * cgroup sent IO yet) there is nobody to protect and nothing is capped.  The
  * group is the submitting task's; writeback submitted by a flusher thread
  * counts against the flusher's group here, although its requests are the
  * dirtier's.
@@ -2193,11 +2204,26 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 
 	spin_lock_irq(&efqd->lock);
 	iog = efq_group_of_current(efqd);
-	if (iog->nr_requests >= efqd->nr_group_requests)
+	/* a cap only matters while there is another group to protect */
+	if (!list_empty(&efqd->group_list) &&
+	    iog->nr_requests >= efqd->nr_group_requests)
 		data->shallow_depth = 1;
 	spin_unlock_irq(&efqd->lock);
 }
 EXPORT_SYMBOL_GPL(efq_limit_depth);
+
+/*
+ * nr_group_requests unless the administrator set it: a quarter of the
+ * scheduler tags, as V10 gave a group 128 of 512 requests.  (V10's fixed
+ * 128 never binds with blk-mq's 2 x min(queue depth, 128) tags: a group of
+ * writers could then take every tag and a reader of another group would
+ * wait for one, outside the scheduler's control.)
+ */
+static unsigned int efq_default_group_requests(struct request_queue *q)
+{
+	return max_t(unsigned int, q->nr_requests / EFQ_GROUP_REQUESTS_SHARE,
+		     EFQ_MIN_GROUP_REQUESTS);
+}
 
 /**
  * efq_depth_updated() - elevator_mq_ops.depth_updated
@@ -2205,11 +2231,19 @@ EXPORT_SYMBOL_GPL(efq_limit_depth);
  *
  * efq_limit_depth() hands out a shallow depth of one tag; sbitmap must be
  * told the smallest shallow depth in use, or its batched wake-ups could
- * leave a waiter asleep with tags free.
+ * leave a waiter asleep with tags free.  An nr_group_requests the
+ * administrator did not set follows the new number of tags.
  */
 void efq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
+	struct request_queue *q = hctx->queue;
+	struct efq_data *efqd = q->elevator->elevator_data;
+
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
+	spin_lock_irq(&efqd->lock);
+	if (!efqd->nr_group_requests_set)
+		efqd->nr_group_requests = efq_default_group_requests(q);
+	spin_unlock_irq(&efqd->lock);
 }
 EXPORT_SYMBOL_GPL(efq_depth_updated);
 
@@ -2441,7 +2475,7 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	efqd->slice[0] = EFQ_SLICE_ASYNC_NS;
 	efqd->slice[1] = EFQ_SLICE_SYNC_NS;
 	efqd->group_idle = EFQ_GROUP_IDLE_NS;
-	efqd->nr_group_requests = EFQ_NR_GROUP_REQUESTS;
+	efqd->nr_group_requests = efq_default_group_requests(q);
 	efqd->hierarchical = true;
 	hrtimer_init(&efqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	efqd->idle_timer.function = efq_idle_timer_fn;

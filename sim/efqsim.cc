@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "blk/model.h"
+#include "run/compare.h"
 #include "run/run.h"
 #include "dev/device.h"
 #include "report/json.h"
@@ -28,12 +29,16 @@ namespace {
 using efqsim::run::kVersion;
 
 const char *kUsage = R"(usage: efqsim [options] JOBFILE...
+       efqsim compare [options] JOBFILE...  (every scheduler side by side;
+                                              efqsim compare --help)
 
 Runs fio job files on a simulated disk through the efq schedulers (the
 kernel's own code) and prints fio's report plus each cgroup's disk time.
 
 options:
-  --device D              hdd (default), ssd, null, or a parameter file
+  --device D              hdd (default), ssd, null, multipath, MODEL:key=value,...
+                          (e.g. multipath:rq_based_seq_io_merge_deadline=20),
+                          or a parameter file
   --scheduler S           cfq, deadline-fq, as (alias anticipatory) or noop
                           (default)
   --hier on|off           hierarchical (cgroups get their weights; default)
@@ -49,6 +54,25 @@ options:
                           unit, range) and exit
   --help                  this text
   --version               efqsim's version
+)";
+
+const char *kCompareUsage = R"(usage: efqsim compare [options] JOBFILE...
+
+Runs the job files under every scheduler (cfq, deadline-fq, as, noop), each
+hierarchical and flat (8 runs), and prints one table: per cgroup its share
+of the device busy time, bandwidth, p99 and max completion latency, and each
+run's total throughput.
+
+options:
+  --device D              as for efqsim (default hdd)
+  --seed N                seed of the jobs' random streams (default 0)
+  --set NAME=VALUE        a scheduler tunable (repeatable); applied to the
+                          schedulers that have it, the others run without it
+                          (the table notes which); one no scheduler has is
+                          an error
+  --output-format F       normal (default) or json
+  --output FILE           write the table to FILE instead of stdout
+  --help                  this text
 )";
 
 struct Options {
@@ -76,11 +100,12 @@ struct Options {
 	std::exit(2);
 }
 
-// Parses argv; --help and --version exit here.
-Options parse_args(int argc, char **argv)
+// Parses argv; --help and --version exit here.  @compare: the arguments
+// after "compare", which takes only some of the options.
+Options parse_args(int argc, char **argv, bool compare)
 {
 	Options o;
-	std::vector<std::string> args(argv + 1, argv + argc);
+	std::vector<std::string> args(argv + 1 + compare, argv + argc);
 	auto value = [&](size_t &i, const std::string &opt) -> std::string {
 		const std::string &a = args[i];
 		if (a.size() > opt.size() && a[opt.size()] == '=')
@@ -101,8 +126,12 @@ Options parse_args(int argc, char **argv)
 		} else if (a == "--") {
 			only_files = true;
 		} else if (a == "--help" || a == "-h") {
-			std::cout << kUsage;
+			std::cout << (compare ? kCompareUsage : kUsage);
 			std::exit(0);
+		} else if (compare && (is(a, "--scheduler") || is(a, "--hier") ||
+				       a == "--print-device-params" || a == "--list-tunables")) {
+			bad_input("compare does not take " + a.substr(0, a.find('=')) +
+				  " (see efqsim compare --help)");
 		} else if (a == "--version") {
 			std::cout << "efqsim " << kVersion << "\n";
 			std::exit(0);
@@ -147,7 +176,8 @@ Options parse_args(int argc, char **argv)
 		} else if (a == "--list-tunables") {
 			o.list_tunables = true;
 		} else {
-			bad_input("unknown option " + a + " (see --help)");
+			bad_input("unknown option " + a +
+				  (compare ? " (see efqsim compare --help)" : " (see --help)"));
 		}
 	}
 	if (o.jobfiles.empty() && !o.print_params && !o.list_tunables)
@@ -177,12 +207,61 @@ const char *tunable_unit(const std::string &name)
 	return it == units.end() ? "-" : it->second;
 }
 
+int compare_main(const Options &o)
+{
+	std::string err;
+	if (!efqsim::dev::make_device(o.device, &err))
+		bad_input(err);
+	std::ostream *out = &std::cout;
+	std::ofstream file;
+	if (!o.output.empty()) {
+		file.open(o.output);
+		if (!file)
+			bad_input(o.output + ": " + std::strerror(errno));
+		out = &file;
+	}
+	efqsim::run::Setup setup;
+	setup.device = o.device;
+	setup.tunables = o.tunables;
+	setup.seed = o.seed;
+	bool tty = isatty(2);
+	bool shown = false;
+	std::string current;
+	if (tty)
+		setup.progress = [&](int64_t s) {
+			std::cerr << "\r\033[Kefqsim compare: " << current << ", " << s
+				  << " s simulated" << std::flush;
+			shown = true;
+		};
+	efqsim::run::Comparison c;
+	efqsim::run::Status st =
+		efqsim::run::compare(setup, o.jobfiles, &c, &err,
+				     [&](const std::string &run) { current = run; });
+	if (shown)
+		std::cerr << "\r\033[K";
+	if (st == efqsim::run::Status::bad_input)
+		bad_input(err);
+	if (st == efqsim::run::Status::internal)
+		internal_error(err);
+	if (o.json)
+		*out << efqsim::run::comparison_json(c);
+	else
+		efqsim::run::print_comparison(c, *out);
+	out->flush();
+	if (!*out)
+		bad_input("cannot write the report");
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	Options o = parse_args(argc, argv);
+	bool compare = argc > 1 && std::strcmp(argv[1], "compare") == 0;
+	Options o = parse_args(argc, argv, compare);
 	efqsim::blk::ensure_modules();
+	if (compare)
+		return compare_main(o);
 	if (!efqsim::blk::scheduler_exists(o.scheduler))
 		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
 

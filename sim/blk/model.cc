@@ -385,8 +385,6 @@ bool Model::alloc_request(Bio *b)
 	RB_CLEAR_NODE(&rq->rb_node);
 	rq->sim_priv = r;
 	counters_.requests++;
-	if (e->type->icq_cache)
-		rq->elv.icq = ioc_find_get_icq(q_.get());
 	if (e->type->ops.prepare_request) {
 		e->type->ops.prepare_request(rq);
 		rq->rq_flags |= RQF_ELVPRIV;
@@ -446,7 +444,9 @@ void Model::wake_waiters()
 
 void Model::run_hook(struct request_queue *q, bool /*async*/)
 {
-	static_cast<Model *>(q->sim_priv)->schedule_run();
+	Model *m = static_cast<Model *>(q->sim_priv);
+	if (!m->requeueing_)
+		m->schedule_run();
 }
 
 void Model::schedule_run()
@@ -478,29 +478,79 @@ void Model::run_queue()
 			at(now() + kBudgetDelayNs, [this] { schedule_run(); });
 			break;
 		}
+		int64_t later = dev_->defer_until(to_device(rq), now());
+		if (later > now()) {
+			// the device wants it later: back to the scheduler, no
+			// more dispatching until then (nothing else is issued
+			// ahead of it, as with a BLK_STS_RESOURCE)
+			requeue(rq);
+			delay_run(later);
+			break;
+		}
 		issue(rq);
 	}
 	in_run_ = false;
 }
 
-void Model::issue(struct request *rq)
+dev::Request Model::to_device(struct request *rq) const
 {
-	Rq *r = static_cast<Rq *>(rq->sim_priv);
 	Bio *b = static_cast<Bio *>(rq->bio->bi_private);
-	rq->rq_flags |= RQF_STARTED;
-	rq->state = MQ_RQ_IN_FLIGHT;
-	rq->io_start_time_ns = static_cast<u64>(now());
-	r->issued = true;
-	r->id = next_id_++;
 	dev::Request d;
-	d.id = r->id;
 	d.sector = blk_rq_pos(rq);
 	d.sectors = blk_rq_sectors(rq);
 	d.write = op_is_write(req_op(rq));
 	d.fua = rq->cmd_flags & REQ_FUA;
 	d.tag = b->charged->tag;
+	// a bio's pages (bi_vcnt), its buffer page aligned as direct IO's is
+	d.first_bio_segments = std::max(1u, (rq->bio->bi_iter.bi_size + 4095) / 4096);
+	return d;
+}
+
+void Model::requeue(struct request *rq)
+{
+	// blk_mq_requeue_request(): the scheduler forgets the dispatch
+	// (.requeue_request), then the request goes back in at the head
+	struct elevator_queue *e = q_->elevator;
+	counters_.deferred++;
+	// The scheduler asks for a run when the request is back (it has
+	// work again): that run would meet the same answer at the same time,
+	// forever.  The delayed run is the one that counts.
+	requeueing_ = true;
+	if ((rq->rq_flags & RQF_ELV) && e->type->ops.requeue_request)
+		e->type->ops.requeue_request(rq);
+	LIST_HEAD(list);
+	list_add(&rq->queuelist, &list);
+	e->type->ops.insert_requests(hctx_.get(), &list, true);
+	requeueing_ = false;
+}
+
+void Model::delay_run(int64_t when)
+{
+	// blk_mq_delay_run_hw_queue(): one pending delayed run is enough if
+	// it comes no later
+	if (delayed_run_ >= now() && delayed_run_ <= when)
+		return;
+	delayed_run_ = when;
+	at(when, [this, when] {
+		if (delayed_run_ == when)
+			delayed_run_ = -1;
+		schedule_run();
+	});
+}
+
+void Model::issue(struct request *rq)
+{
+	Rq *r = static_cast<Rq *>(rq->sim_priv);
+	rq->rq_flags |= RQF_STARTED;
+	rq->state = MQ_RQ_IN_FLIGHT;
+	rq->io_start_time_ns = static_cast<u64>(now());
+	r->issued = true;
+	r->id = next_id_++;
+	dev::Request d = to_device(rq);
+	d.id = r->id;
 	in_device_[r->id] = rq;
 	counters_.dispatched++;
+	counters_.dispatched_sectors += d.sectors;
 	dev_->submit(d, now());
 }
 

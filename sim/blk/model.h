@@ -14,6 +14,10 @@
 // - when dispatch_request() returns nothing although has_work() said yes,
 //   blk-mq re-runs the queue 3 ms later (BLK_MQ_BUDGET_DELAY); counted as
 //   "budget re-runs" (efq's schedulers should never need one);
+// - a device that asks for a request later (Device::defer_until(), e.g.
+//   dm-multipath's merge deadline): the request is requeued to the scheduler
+//   (.requeue_request, then inserted at the head), dispatching stops, and
+//   the queue is re-run at the asked time; counted as "deferred";
 // - completion: the bios end (their tasks are woken), the request is freed
 //   (finish_request), its tag goes back, sleepers are woken, and the queue
 //   is re-run if it stopped because the device was full;
@@ -67,6 +71,10 @@ struct Counters {
 	uint64_t tag_waits = 0;	    // submitters that slept for a tag
 	uint64_t budget_reruns = 0; // dispatch_request() gave nothing after has_work()
 	uint64_t runs = 0;	    // hardware queue runs
+	// requests the device asked to have later (Device::defer_until()):
+	// given back to the scheduler, the queue re-run at the asked time
+	uint64_t deferred = 0;
+	uint64_t dispatched_sectors = 0; // their sum over dispatched: the average request size
 };
 
 class Model final : public workload::Host {
@@ -142,6 +150,9 @@ private:
 	void schedule_run();
 	void run_queue();
 	void issue(struct request *rq);
+	dev::Request to_device(struct request *rq) const;
+	void requeue(struct request *rq);
+	void delay_run(int64_t when);
 	void complete(uint64_t id, int64_t when);
 	void free_request(struct request *rq);
 	void step(int64_t limit, bool *progressed);
@@ -174,6 +185,8 @@ private:
 	bool run_pending_ = false;
 	bool in_run_ = false;
 	bool restart_ = false;
+	int64_t delayed_run_ = -1; // time of the pending delayed run, -1: none
+	bool requeueing_ = false;  // in requeue(): the scheduler's run requests wait
 	uint64_t next_id_ = 1;
 	std::map<uint64_t, struct request *> in_device_;
 	Counters counters_;

@@ -5,13 +5,48 @@
 #include "device.h"
 
 #include "hdd.h"
+#include "multipath.h"
 #include "null_device.h"
 #include "params.h"
 #include "ssd.h"
 
+#include <algorithm>
+
 namespace efqsim::dev {
 
 namespace {
+
+// A device spec "MODEL:key=value,..." (a built-in model with some
+// parameters changed) as a parameter file without a path; its settings'
+// line numbers count the settings from 1.
+bool parse_inline_spec(const std::string &spec, ParamFile *f, std::string *err)
+{
+	size_t colon = spec.find(':');
+	f->model = spec.substr(0, colon);
+	std::string rest = spec.substr(colon + 1);
+	int n = 0;
+	size_t pos = 0;
+	while (pos <= rest.size()) {
+		size_t comma = rest.find(',', pos);
+		std::string kv = rest.substr(pos, comma == std::string::npos ? std::string::npos
+									     : comma - pos);
+		pos = comma == std::string::npos ? rest.size() + 1 : comma + 1;
+		n++;
+		size_t eq = kv.find('=');
+		if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) {
+			*err = "device '" + spec + "': '" + kv + "' is not key=value";
+			return false;
+		}
+		std::string key = kv.substr(0, eq);
+		for (const Setting &s : f->settings)
+			if (s.key == key) {
+				*err = "device '" + spec + "': " + key + " given twice";
+				return false;
+			}
+		f->settings.push_back({key, kv.substr(eq + 1), n});
+	}
+	return true;
+}
 
 template <class D, class P>
 std::unique_ptr<Device> build(const ParamFile &f, const std::vector<Param<P>> &table,
@@ -19,12 +54,27 @@ std::unique_ptr<Device> build(const ParamFile &f, const std::vector<Param<P>> &t
 			      std::string *err)
 {
 	P p;
-	if (!apply_settings(f, table, &p, err))
+	if (f.path.empty() && !f.settings.empty()) {
+		// an inline spec: name the device string, not a file line
+		for (const Setting &s : f.settings) {
+			ParamFile one;
+			one.path = "-";
+			one.model = f.model;
+			one.settings = {s};
+			std::string e;
+			if (!apply_settings(one, table, &p, &e)) {
+				*err = "device " + f.model + ": " + e.substr(e.find(": ") + 2);
+				return nullptr;
+			}
+		}
+	} else if (!apply_settings(f, table, &p, err)) {
 		return nullptr;
+	}
 	std::vector<std::string> keys;
 	std::string why = check(p, &keys);
 	if (!why.empty()) {
-		*err = at(locate(f, keys), why);
+		std::string where = locate(f, keys);
+		*err = f.path.empty() ? "device " + f.model + ": " + why : at(where, why);
 		return nullptr;
 	}
 	return std::make_unique<D>(p);
@@ -36,6 +86,8 @@ std::unique_ptr<Device> build(const ParamFile &f, std::string *err)
 		return build<Ssd>(f, ssd_param_table(), ssd_check, err);
 	if (f.model == "null")
 		return build<NullDevice>(f, null_param_table(), null_check, err);
+	if (f.model == "multipath")
+		return build<Multipath>(f, multipath_param_table(), multipath_check, err);
 	return build<Hdd>(f, hdd_param_table(), hdd_check, err);
 }
 
@@ -81,7 +133,7 @@ void check_submit(const Device &dev, const Request &rq, int64_t now, int64_t dev
 
 const std::vector<std::string> &model_names()
 {
-	static const std::vector<std::string> names = {"hdd", "ssd", "null"};
+	static const std::vector<std::string> names = {"hdd", "ssd", "null", "multipath"};
 	return names;
 }
 
@@ -93,6 +145,8 @@ std::string default_params(const std::string &model)
 		return dump_params(model, ssd_param_table(), SsdParams{});
 	if (model == "null")
 		return dump_params(model, null_param_table(), NullParams{});
+	if (model == "multipath")
+		return dump_params(model, multipath_param_table(), MultipathParams{});
 	return "";
 }
 
@@ -109,8 +163,16 @@ std::unique_ptr<Device> make_device(const std::string &spec, std::string *err)
 		}
 	}
 	if (spec.empty()) {
-		*err = "no device given (hdd, ssd, null or a parameter file)";
+		*err = "no device given (hdd, ssd, null, multipath or a parameter file)";
 		return nullptr;
+	}
+	size_t colon = spec.find(':');
+	if (colon != std::string::npos &&
+	    std::count(model_names().begin(), model_names().end(), spec.substr(0, colon))) {
+		ParamFile f;
+		if (!parse_inline_spec(spec, &f, err))
+			return nullptr;
+		return build(f, err);
 	}
 	ParamFile f;
 	if (!read_param_file(spec, &f, err))

@@ -26,6 +26,9 @@ struct Request {
 	bool fua = false;   // write through the cache
 	bool flush = false; // cache flush (sectors == 0)
 	uint32_t tag = 0;   // accounting key for busy time (the group), < 4096
+	// Segments (pages) of the request's first bio: 1 for a bio that fits
+	// one 4 KiB page.  Only models that look at bios use it (multipath).
+	uint32_t first_bio_segments = 1;
 };
 
 struct Completion {
@@ -57,6 +60,20 @@ public:
 	// in_flight() counts a request from submit() until advance() returns
 	// its completion.
 	virtual void submit(const Request &rq, int64_t now) = 0;
+	// Asked for every request just before submit(): may the device take
+	// @rq at @now?  A device that wants it later (request-based
+	// dm-multipath's sequential-IO merge deadline: let the request grow
+	// first) returns the time to ask again, > @now; the block layer then
+	// gives the request back to the scheduler (where bios can still merge
+	// into the queue), stops dispatching, and re-runs the queue at that
+	// time (like BLK_STS_RESOURCE and blk_mq_delay_run_hw_queue()).  0 (or
+	// any time <= @now): submit it.  The default takes every request.
+	virtual int64_t defer_until(const Request &rq, int64_t now)
+	{
+		(void)rq;
+		(void)now;
+		return 0;
+	}
 	// The time of the next internal event (a completion, or internal work
 	// such as destaging the write cache), or kNever.
 	virtual int64_t next_event() const = 0;
@@ -94,7 +111,8 @@ bool check_request(const Device &dev, const Request &rq, std::string *why);
 void check_submit(const Device &dev, const Request &rq, int64_t now, int64_t dev_now,
 		  bool id_in_flight);
 
-// The built-in model names, the default first: {"hdd", "ssd", "null"}.
+// The built-in model names, the default first: {"hdd", "ssd", "null",
+// "multipath"}.
 const std::vector<std::string> &model_names();
 
 // The default parameters of built-in model @model in the parameter-file
@@ -102,9 +120,11 @@ const std::vector<std::string> &model_names();
 // for a parameter file.  "" if @model is not a built-in model.
 std::string default_params(const std::string &model);
 
-// "hdd" (default), "ssd", "null", or the path of a parameter file.  On error
-// returns nullptr and sets @err to a message naming the problem (with
-// file:line for a parameter file).
+// "hdd" (default), "ssd", "null", "multipath", a built-in model with some
+// parameters changed ("MODEL:key=value,...", e.g.
+// "multipath:rq_based_seq_io_merge_deadline=20"), or the path of a parameter
+// file.  On error returns nullptr and sets @err to a message naming the
+// problem (with file:line for a parameter file).
 std::unique_ptr<Device> make_device(const std::string &spec, std::string *err);
 
 } // namespace efqsim::dev

@@ -142,9 +142,10 @@ bool parse_param_text(std::string_view text, const std::string &path, ParamFile 
 			return false;
 		}
 		if (key == "model") {
-			if (value != "hdd" && value != "ssd" && value != "null") {
+			if (value != "hdd" && value != "ssd" && value != "null" &&
+			    value != "multipath") {
 				*err = at(where, "model: unknown model '" + std::string(value) +
-							 "' (hdd, ssd or null)");
+							 "' (hdd, ssd, null or multipath)");
 				return false;
 			}
 			f.model = std::string(value);

@@ -22,10 +22,11 @@ static inline bool rq_mergeable(struct request *rq)
 
 SIM_BEGIN_DECLS
 /*
- * io_cq management (block/blk-ioc.c): the sim's block layer model calls
- * ioc_find_get_icq() when it sets up a request for an elevator with
- * icq_size (the request then holds a reference on icq->ioc, dropped with
- * put_io_context()), and ioc_clear_queue() when the elevator goes.
+ * io_cq management (block/blk-ioc.c).  As in 6.1, the block layer does
+ * not attach an io_cq to requests: a scheduler with icq_size calls
+ * ioc_find_get_icq() from prepare_request (the request then holds a
+ * reference on icq->ioc, which the scheduler drops with put_io_context()
+ * in finish_request); ioc_clear_queue() runs when the elevator goes.
  */
 struct io_cq *ioc_find_get_icq(struct request_queue *q);
 struct io_cq *ioc_lookup_icq(struct request_queue *q);

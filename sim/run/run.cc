@@ -63,11 +63,14 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 	if (!dev)
 		return Status::bad_input;
 	std::string device_name = dev->name();
+	if (setup.prepare_device)
+		setup.prepare_device(*dev);
 
 	blk::Config cfg;
 	cfg.scheduler = setup.scheduler;
 	cfg.hierarchical = setup.hierarchical;
 	cfg.tunables = setup.tunables;
+	cfg.nr_requests = setup.nr_requests;
 	blk::Model model(std::move(dev), cfg);
 	if (!model.init(err))
 		return Status::bad_input;
@@ -103,6 +106,9 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 		*err = broken;
 		return Status::internal;
 	}
+
+	if (setup.inspect)
+		setup.inspect(model);
 
 	report::RunResult &r = *result;
 	r = report::RunResult{};

@@ -14,6 +14,13 @@
 #include "report/results.h"
 #include "workload/jobfile.h"
 
+namespace efqsim::blk {
+class Model;
+}
+namespace efqsim::dev {
+class Device;
+}
+
 namespace efqsim::run {
 
 constexpr const char *kVersion = "0.1";
@@ -25,9 +32,18 @@ struct Setup {
 	// "name=value", applied through the scheduler's sysfs attributes.
 	std::vector<std::pair<std::string, std::string>> tunables;
 	uint64_t seed = 0;
+	// Scheduler tags (blk-mq's nr_requests); 0: 2 x min(queue depth, 128).
+	unsigned int nr_requests = 0;
 	// Called about once per simulated second with the seconds simulated
 	// so far (the CLI's progress line); may be empty.
 	std::function<void(int64_t seconds)> progress;
+	// Called once after a successful run, with the block layer model
+	// (its counters, e.g. the average request size, and its device); may
+	// be empty.
+	std::function<void(const blk::Model &)> inspect;
+	// Called with the device before the run starts (e.g. to trace what
+	// it decides); may be empty.
+	std::function<void(dev::Device &)> prepare_device;
 };
 
 enum class Status {

@@ -244,10 +244,6 @@ void blk_mq_free_request(struct request *rq)
 
 	if ((rq->rq_flags & RQF_ELVPRIV) && e && e->type->ops.finish_request)
 		e->type->ops.finish_request(rq);
-	if ((rq->rq_flags & RQF_ELVPRIV) && rq->elv.icq) {
-		put_io_context(rq->elv.icq->ioc);
-		rq->elv.icq = nullptr;
-	}
 	rq->rq_flags &= ~RQF_ELVPRIV;
 	if (q->last_merge == rq)
 		q->last_merge = nullptr;

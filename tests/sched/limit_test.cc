@@ -38,19 +38,38 @@ INSTANTIATE_TEST_SUITE_P(AllSchedulers, GroupRequests,
 				 return s == "deadline-fq" ? std::string("deadline_fq") : s;
 			 });
 
-TEST(GroupRequestsTunable, HasTheSeriesDefaultAFloorOf4AndRejectsNonNumbers)
+TEST(GroupRequestsTunable, DefaultsToAQuarterOfTheTagsWithAFloorOf4)
 {
 	efqsim::blk::ensure_modules();
-	for (auto [value, shown] :
-	     {std::pair{"", "128"}, std::pair{"1", "4"}, std::pair{"512", "512"}}) {
+	// {device depth, nr_requests (0: blk-mq's 2 x depth), written, shown}
+	struct Case {
+		uint32_t depth;
+		unsigned int nr_requests;
+		const char *value, *shown;
+	} cases[] = {
+		{31, 0, "", "15"},    // 62 tags: V10's 128 of 512, scaled
+		{1, 0, "", "4"},      // 2 tags: the floor
+		{31, 512, "", "128"}, // V10's own numbers
+		{31, 0, "1", "4"},    // clamped to the floor
+		{31, 0, "512", "512"},
+	};
+	for (const Case &c : cases) {
 		Config cfg;
-		if (*value)
-			cfg.tunables = {{"nr_group_requests", value}};
-		Model m(std::make_unique<RecordingDevice>(1, kMs), cfg);
+		cfg.nr_requests = c.nr_requests;
+		if (*c.value)
+			cfg.tunables = {{"nr_group_requests", c.value}};
+		Model m(std::make_unique<RecordingDevice>(c.depth, kMs), cfg);
 		std::string err;
 		ASSERT_TRUE(m.init(&err)) << err;
-		EXPECT_EQ(m.tunables()["nr_group_requests"], shown);
+		EXPECT_EQ(m.tunables()["nr_group_requests"], c.shown)
+			<< "depth " << c.depth << " nr_requests " << c.nr_requests << " value '"
+			<< c.value << "'";
 	}
+}
+
+TEST(GroupRequestsTunable, RejectsNonNumbers)
+{
+	efqsim::blk::ensure_modules();
 	Config bad;
 	bad.tunables = {{"nr_group_requests", "abc"}};
 	Model m(std::make_unique<RecordingDevice>(1, kMs), bad);

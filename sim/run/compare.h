@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+// `efqsim compare`: the same job files under every scheduler (cfq,
+// deadline-fq, as, noop), flat and hierarchical, side by side, so a user can
+// choose a scheduler for a workload.  Documentation/sim/efqsim.rst.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/results.h"
+#include "run/run.h"
+
+namespace efqsim::run {
+
+// The schedulers compare runs, in table order.
+const std::vector<std::string> &compare_schedulers();
+
+// One cgroup's figures in one run.  The share is the cgroup's part of the
+// device busy time of all the job cgroups (the device's own measurement,
+// which flat and hierarchical runs both have); bandwidth and latencies
+// cover every job in the cgroup, both directions.
+struct CompareGroup {
+	std::string path; // "/" for jobs without a cgroup
+	unsigned int weight = 0;
+	double share_pct = 0;
+	double bw_mbps = 0;	// 10^6 bytes/s over the run's duration
+	double clat_p99_ms = 0; // completion latency
+	double clat_max_ms = 0;
+	uint64_t ios = 0;
+};
+
+struct CompareRow {
+	std::string scheduler;
+	bool hierarchical = true;
+	// The --set tunables applied in this run, and those left out because
+	// this scheduler has no such tunable.
+	std::vector<std::pair<std::string, std::string>> applied;
+	std::vector<std::string> skipped;
+	double total_mbps = 0;
+	int64_t duration_ns = 0;
+	std::vector<CompareGroup> groups; // in the order the jobs name them
+};
+
+struct Comparison {
+	std::vector<std::string> jobfiles;
+	std::string device;
+	uint64_t seed = 0;
+	std::vector<CompareRow> rows; // compare_schedulers() x {hier, flat}
+};
+
+// Runs @paths under every scheduler, hierarchical then flat.  @base gives
+// the device, the seed, the --set tunables and the progress callback; its
+// scheduler and hierarchical are ignored.  A tunable is applied only to the
+// schedulers that have it (the row notes the others); one that no scheduler
+// has, "hierarchical" (compare sets it itself), or a value a scheduler
+// rejects is bad input.  @starting (may be empty) is told each run's name
+// ("cfq hierarchical") as it starts.
+Status compare(const Setup &base, const std::vector<std::string> &paths, Comparison *out,
+	       std::string *err, const std::function<void(const std::string &)> &starting = {});
+
+// The side-by-side table; one line per cgroup and run.
+void print_comparison(const Comparison &c, std::ostream &out);
+// The same as JSON (ends in a newline).
+std::string comparison_json(const Comparison &c);
+
+} // namespace efqsim::run
