@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Every tunable of every efq scheduler against what efqsim lists
-# (/tunables/<sched> = `efqsim --list-tunables --scheduler <sched>`:
+# (/tunables/<sched> = `efqsim --list-tunables --scheduler <sched> --device
+# null`, whose null device has null_blk's default depth 64 like nullb0:
 # name, default, unit, lo..hi): the set of names, the defaults, lo and hi read
 # back, above hi clamps to hi, "abc" is EINVAL.  The device is idle (the
 # hierarchical switch is only writable then).
