@@ -9,7 +9,7 @@ nb_create 7 irqmode=0 hw_queue_depth=64 memory_backed=0 || fail "create the fast
 cg_make ovh
 RT=${OVH_RUNTIME:-3}
 rows="" base=""
-for s in none mq-deadline bfq cfq deadline-fq as noop; do
+for s in none mq-deadline bfq deadline-fq as noop cfq; do
 	if ! set_sched $D $s; then
 		fail "overhead: select $s"
 		continue
