@@ -87,7 +87,7 @@ done
 
 nb_create 9 $MID || fail "create nullb9"
 # shellcheck disable=SC2046
-in_cg lc /tmp/sw.fio $(fiojob sw nullb9 14)
+in_cg lc /tmp/sw.fio $(fiojob sw nullb9 9)
 pid=$!
 sleep 1
 ok=0 n=0
@@ -99,7 +99,7 @@ for s in cfq deadline-fq as noop none mq-deadline bfq cfq noop bfq as none deadl
 	2) break ;;
 	*) log "switch to $s under IO failed: $(cat /sys/block/nullb9/queue/scheduler)" ;;
 	esac
-	sleep 0.5
+	sleep 0.3
 done
 cond "$n scheduler switches under running fio took effect ($ok)" $ok = $n
 if wait_pid $pid 20; then
@@ -115,10 +115,10 @@ for pair in "as noop" "deadline-fq bfq" "noop cfq" "cfq deadline-fq"; do
 	set_sched nullb2 $a && set_sched nullb3 $b || fail "select $a on nullb2 and $b on nullb3"
 	cg_make lcb
 	# shellcheck disable=SC2046
-	in_cg lc /tmp/two2.fio $(fiojob two2 nullb2 2)
+	in_cg lc /tmp/two2.fio $(fiojob two2 nullb2 1)
 	p2=$!
 	# shellcheck disable=SC2046
-	in_cg lcb /tmp/two3.fio $(fiojob two3 nullb3 2)
+	in_cg lcb /tmp/two3.fio $(fiojob two3 nullb3 1)
 	p3=$!
 	wait_pid $p2 15 || fail "fio on nullb2 ($a) ends"
 	wait_pid $p3 15 || fail "fio on nullb3 ($b) ends"

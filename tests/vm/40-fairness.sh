@@ -6,7 +6,9 @@
 #   efq schedulers: io.efq.disk_time delta ratio 2.0 +/- 0.3, IOPS ratio 1.6..2.5
 #   none (the control): IOPS ratio 0.8..1.25
 #   bfq (io.bfq.weight 1000/500): printed for comparison
-# The schedulers run in their default (hierarchical) mode.
+# The schedulers run in their default (hierarchical) mode, with nr_requests
+# 64 (blk-mq's default for a depth-2 device is 4 scheduler tags, too few for
+# a scheduler to choose among two groups' 16 requests).
 #
 # Both are measured over the same window while both jobs surely run (from
 # 2 s after the start for ${FAIR_WINDOW:-4} s): IOPS from the rios of each
@@ -52,6 +54,10 @@ for s in deadline-fq as noop none bfq cfq; do
 		fail "fairness: select $s on $D"
 		continue
 	fi
+	# blk-mq gives a depth-2 device 4 scheduler tags: the 16 requests would
+	# mostly wait for a tag, in arrival order, where no scheduler sees them
+	[ $s = none ] || echo 64 >/sys/block/$D/queue/nr_requests ||
+		fail "fairness $s: nr_requests 64"
 	rm -f /tmp/go
 	# shellcheck disable=SC2046
 	go_in_cg hi /tmp/hi.fio $(job hi 0)
