@@ -2135,7 +2135,6 @@ static ssize_t efq_tunable_store(struct elevator_queue *e,
 	case EFQ_TUNE_NR_GROUP_REQUESTS:
 		efqd->nr_group_requests = clamp_t(u64, v, EFQ_MIN_GROUP_REQUESTS,
 						  UINT_MAX);
-		efqd->nr_group_requests_set = true;
 		break;
 	default:
 		ret = efq_set_hierarchical(efqd, v != 0);
@@ -2212,38 +2211,17 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 }
 EXPORT_SYMBOL_GPL(efq_limit_depth);
 
-/*
- * nr_group_requests unless the administrator set it: a quarter of the
- * scheduler tags, as V10 gave a group 128 of 512 requests.  (V10's fixed
- * 128 never binds with blk-mq's 2 x min(queue depth, 128) tags: a group of
- * writers could then take every tag and a reader of another group would
- * wait for one, outside the scheduler's control.)
- */
-static unsigned int efq_default_group_requests(struct request_queue *q)
-{
-	return max_t(unsigned int, q->nr_requests / EFQ_GROUP_REQUESTS_SHARE,
-		     EFQ_MIN_GROUP_REQUESTS);
-}
-
 /**
  * efq_depth_updated() - elevator_mq_ops.depth_updated
  * @hctx: the hardware queue whose scheduler tags changed (nr_requests)
  *
  * efq_limit_depth() hands out a shallow depth of one tag; sbitmap must be
  * told the smallest shallow depth in use, or its batched wake-ups could
- * leave a waiter asleep with tags free.  An nr_group_requests the
- * administrator did not set follows the new number of tags.
+ * leave a waiter asleep with tags free.
  */
 void efq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
-	struct request_queue *q = hctx->queue;
-	struct efq_data *efqd = q->elevator->elevator_data;
-
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
-	spin_lock_irq(&efqd->lock);
-	if (!efqd->nr_group_requests_set)
-		efqd->nr_group_requests = efq_default_group_requests(q);
-	spin_unlock_irq(&efqd->lock);
 }
 EXPORT_SYMBOL_GPL(efq_depth_updated);
 
@@ -2475,7 +2453,7 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	efqd->slice[0] = EFQ_SLICE_ASYNC_NS;
 	efqd->slice[1] = EFQ_SLICE_SYNC_NS;
 	efqd->group_idle = EFQ_GROUP_IDLE_NS;
-	efqd->nr_group_requests = efq_default_group_requests(q);
+	efqd->nr_group_requests = EFQ_NR_GROUP_REQUESTS;
 	efqd->hierarchical = true;
 	hrtimer_init(&efqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	efqd->idle_timer.function = efq_idle_timer_fn;

@@ -53,12 +53,8 @@ struct bio;
 /* How long an empty queue that used its slice waits to become busy again. */
 #define EFQ_WAIT_BUSY_NS	(8 * NSEC_PER_MSEC)
 
-/*
- * Requests a group may hold (queued or in flight) before it must wait: by
- * default a quarter of the device's scheduler tags (V10's 128 of 512),
- * at least EFQ_MIN_GROUP_REQUESTS.
- */
-#define EFQ_GROUP_REQUESTS_SHARE	4
+/* Requests a group may hold (queued or in flight) before it must wait. */
+#define EFQ_NR_GROUP_REQUESTS	128
 #define EFQ_MIN_GROUP_REQUESTS	4
 
 /* Number of best-effort and real-time priority levels (0 is highest). */
@@ -321,8 +317,6 @@ enum efq_expire_reason {
  * @fairness: 1: drain before switching queues and charge real time
  * @nr_group_requests: requests a group may hold before its submitters
  *	wait for a tag (through limit_depth)
- * @nr_group_requests_set: written by the administrator; else it follows
- *	the device's nr_requests
  * @hierarchical: group scheduling on (else every queue is in the root)
  * @nr_expired: expiries per enum efq_expire_reason
  * @nr_preempted: preemptions done
@@ -347,7 +341,6 @@ struct efq_data {
 	u64 group_idle;
 	unsigned int fairness;
 	unsigned int nr_group_requests;
-	bool nr_group_requests_set;
 	bool hierarchical;
 	unsigned long nr_expired[EFQ_EXPIRE_NR];
 	unsigned long nr_preempted;
@@ -499,8 +492,7 @@ void efq_schedule_dispatch(struct efq_data *efqd);
  * slice_sync, slice_async (ms, clamped to 1..UINT_MAX), group_idle (ms,
  * 0..UINT_MAX, 0 disables), fairness (0..1) and hierarchical (0..1, -EBUSY
  * while requests are queued).  A value that is not a number is -EINVAL; an
- * out-of-range number is clamped.  nr_group_requests (4..UINT_MAX, default
- * a quarter of nr_requests) caps the
+ * out-of-range number is clamped.  nr_group_requests (4..UINT_MAX) caps the
  * requests one group holds; schedulers enforce it with efq_limit_depth().
  */
 #define EFQ_ATTR(name) __ATTR(name, 0644, efq_##name##_show, efq_##name##_store)

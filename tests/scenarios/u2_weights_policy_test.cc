@@ -130,7 +130,7 @@ TEST_F(U2Weights, DevicePolicyOverridesTheWeightUntilDeleted)
 		int err = 0;
 		char *text = sim_cgroup_read(a, "io.efq.policy", &err);
 		ASSERT_NE(text, nullptr) << err;
-		EXPECT_NE(std::strstr(text, "8:0 1000 2"), nullptr) << text;
+		EXPECT_NE(std::strstr(text, "dev\tweight\tclass\n8:0\t1000\t2\n"), nullptr) << text;
 		free(text);
 	}
 	const int64_t t0 = m_->now(), mid = t0 + 3000 * kMs, end = mid + 3000 * kMs;

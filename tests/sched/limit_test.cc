@@ -38,32 +38,28 @@ INSTANTIATE_TEST_SUITE_P(AllSchedulers, GroupRequests,
 				 return s == "deadline-fq" ? std::string("deadline_fq") : s;
 			 });
 
-TEST(GroupRequestsTunable, DefaultsToAQuarterOfTheTagsWithAFloorOf4)
+TEST(GroupRequestsTunable, HasTheSeriesDefaultAndAFloorOf4)
 {
 	efqsim::blk::ensure_modules();
-	// {device depth, nr_requests (0: blk-mq's 2 x depth), written, shown}
+	// {device depth, written, shown}
 	struct Case {
 		uint32_t depth;
-		unsigned int nr_requests;
 		const char *value, *shown;
 	} cases[] = {
-		{31, 0, "", "15"},    // 62 tags: V10's 128 of 512, scaled
-		{1, 0, "", "4"},      // 2 tags: the floor
-		{31, 512, "", "128"}, // V10's own numbers
-		{31, 0, "1", "4"},    // clamped to the floor
-		{31, 0, "512", "512"},
+		{31, "", "128"}, // V10's default, whatever the number of tags
+		{1, "", "128"},
+		{31, "1", "4"}, // clamped to the floor
+		{31, "512", "512"},
 	};
 	for (const Case &c : cases) {
 		Config cfg;
-		cfg.nr_requests = c.nr_requests;
 		if (*c.value)
 			cfg.tunables = {{"nr_group_requests", c.value}};
 		Model m(std::make_unique<RecordingDevice>(c.depth, kMs), cfg);
 		std::string err;
 		ASSERT_TRUE(m.init(&err)) << err;
 		EXPECT_EQ(m.tunables()["nr_group_requests"], c.shown)
-			<< "depth " << c.depth << " nr_requests " << c.nr_requests << " value '"
-			<< c.value << "'";
+			<< "depth " << c.depth << " value '" << c.value << "'";
 	}
 }
 
