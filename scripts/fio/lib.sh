@@ -16,6 +16,9 @@
 #   RUNTIME    seconds per run (30), SIZE per-job file or region size (2G)
 #   W1 W2      io.efq.weight of group 1 and group 2 (each test's defaults)
 #   GROUP_IDLE, FAIRNESS   written to queue/iosched/ when set
+#   NR_REQUESTS written to queue/nr_requests after the scheduler is selected
+#              (which resets it to 2 x the device's depth): a shallow device
+#              leaves a scheduler too few requests to choose among
 #   SMOKE=1    a quick run (RUNTIME=2, SIZE=64M, NS="1 2") to check that the
 #              script works, e.g. on null_blk
 #
@@ -83,6 +86,9 @@ setup() {
 		flat) echo 0 >"$SYSQ/iosched/hierarchical" ;;
 		*) die "MODE is hier or flat" ;;
 		esac
+	fi
+	if [ -n "${NR_REQUESTS:-}" ]; then
+		echo "$NR_REQUESTS" >"$SYSQ/nr_requests" || die "cannot set nr_requests $NR_REQUESTS"
 	fi
 	[ -n "${GROUP_IDLE:-}" ] && echo "$GROUP_IDLE" >"$SYSQ/iosched/group_idle"
 	[ -n "${FAIRNESS:-}" ] && echo "$FAIRNESS" >"$SYSQ/iosched/fairness"

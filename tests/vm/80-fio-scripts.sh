@@ -3,13 +3,14 @@
 # Smoke test of scripts/fio/ (the real-machine regression scripts) on a
 # device-bound null_blk, raw device, SMOKE=1 (2 s runs, N in 1 2): each runs
 # to the end and prints its table with one row per N.  One efq scheduler per
-# script (the time budget): T1 deadline-fq, T2 noop, T3 as.
+# script (the time budget): T1 deadline-fq, T2 noop, T3 as.  NR_REQUESTS=64:
+# the depth-2 device would leave the schedulers 4 requests.
 
 D=nullb20
 nb_slow 20 || fail "create $D"
 for ts in t1-weighted-seq-readers:deadline-fq t2-rand-reader-vs-seq-readers:noop t3-rand-reader-vs-rand-writers:as; do
 	t=${ts%:*} s=${ts#*:}
-	if DEV=$D SCHED=$s SMOKE=1 RAW=1 sh /fio-scripts/$t >/tmp/$t.out 2>&1; then
+	if DEV=$D SCHED=$s SMOKE=1 RAW=1 NR_REQUESTS=64 sh /fio-scripts/$t >/tmp/$t.out 2>&1; then
 		rows=$(grep -cE '^ +[0-9]+ \|' /tmp/$t.out)
 		cond "scripts/fio/$t (SCHED=$s SMOKE=1) prints a row per N (2)" "$rows" = 2
 	else
@@ -46,7 +47,7 @@ cgroup=efq-job/light
 cgroup_weight=500
 offset=2g
 JOB
-if DEV=$D SCHED=deadline-fq RAW=1 sh /fio-scripts/run-jobfile /tmp/pair.fio >/tmp/pair.out 2>&1; then
+if DEV=$D SCHED=deadline-fq RAW=1 NR_REQUESTS=64 sh /fio-scripts/run-jobfile /tmp/pair.fio >/tmp/pair.out 2>&1; then
 	lines=$(grep -cE '^(heavy|light) +efq-job/' /tmp/pair.out)
 	cond "scripts/fio/run-jobfile runs an efqsim job file with cgroup= in cgroup v2 (2 job lines)" "$lines" = 2
 else
