@@ -1508,7 +1508,12 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 		d->reason = EFQ_EXPIRE_FORCED;
 		return EFQ_EXPIRE;
 	}
-	if (efq_queue_must_expire(ioq)) {
+	/*
+	 * Late preemption promises the async queue one dispatch round: a
+	 * queue chosen at a completion has not had it yet.
+	 */
+	if (efq_queue_must_expire(ioq) &&
+	    (ioq->dispatched || !efq_queue_slice_new(ioq) || !ioq->nr_queued)) {
 		d->reason = EFQ_EXPIRE_MUST_EXPIRE;
 		return EFQ_EXPIRE;
 	}

@@ -97,6 +97,9 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 		}
 	}
 	int64_t end = engine.end_time();
+	// What each group got while the jobs ran, as fio measures them: the
+	// page cache may still write back for a while after the last job.
+	std::vector<report::GroupResult> groups = model.group_results();
 	if (!model.drain(model.now() + 3600 * kSec)) {
 		*err = "requests still outstanding after the jobs ended (" +
 		       std::to_string(model.outstanding()) + ")";
@@ -120,7 +123,7 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 	r.tunables = model.tunables();
 	r.duration_ns = end - start;
 	r.jobs = engine.results();
-	r.groups = model.group_results();
+	r.groups = std::move(groups);
 	r.group_reporting = info.group_reporting;
 	r.global_options = info.global_options;
 	return Status::ok;
