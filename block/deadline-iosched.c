@@ -55,7 +55,8 @@
  *	request's fifo_time is its deadline in ns
  * @dispatch: requests inserted at the head (requeues), served first
  * @next_rq: per direction, the sorted successor of the last request
- *	dispatched from this queue; at most one of the two is set
+ *	dispatched from this queue in that direction
+ * @last_dir: direction of the batch in progress
  * @batching: requests dispatched in the current batch
  * @starved: times reads were chosen while writes were waiting
  */
@@ -64,6 +65,7 @@ struct deadline_queue {
 	struct list_head fifo_list[2];
 	struct list_head dispatch;
 	struct request *next_rq[2];
+	int last_dir;
 	unsigned int batching;
 	unsigned int starved;
 };
@@ -260,7 +262,7 @@ static struct request *dl_choose_request(struct deadline_data *dd,
 					queuelist);
 
 	/* The batch in progress goes on in sector order. */
-	rq = dq->next_rq[WRITE] ? dq->next_rq[WRITE] : dq->next_rq[READ];
+	rq = dq->next_rq[dq->last_dir];
 	if (rq && dq->batching < dd->fifo_batch) {
 		dq->batching++;
 		return rq;
@@ -277,14 +279,15 @@ static struct request *dl_choose_request(struct deadline_data *dd,
 	}
 
 	/*
-	 * Continue the sweep at the sorted successor, unless the oldest
-	 * request is late or the sweep reached the end (or was in the other
-	 * direction): then start over at the oldest request.
+	 * Continue this direction's sweep at its sorted successor, unless
+	 * the oldest request is late or the sweep reached the end: then
+	 * start over at the oldest request.
 	 */
 	if (dl_fifo_expired(dq, dir) || !dq->next_rq[dir])
 		rq = rq_entry_fifo(dq->fifo_list[dir].next);
 	else
 		rq = dq->next_rq[dir];
+	dq->last_dir = dir;
 	dq->batching = 1;
 	return rq;
 }
@@ -311,9 +314,11 @@ static struct request *dl_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (!RB_EMPTY_NODE(&rq->rb_node)) {
 		int dir = rq_data_dir(rq);
 
-		/* The batch goes on from here, in this direction only. */
-		dq->next_rq[READ] = NULL;
-		dq->next_rq[WRITE] = NULL;
+		/*
+		 * This direction's sweep goes on from here; the other keeps
+		 * its place, as in today's mq-deadline (2.6.31's deadline
+		 * forgot it).
+		 */
 		dq->next_rq[dir] = elv_rb_latter_request(q, rq);
 	}
 	dl_del_request(q, dq, rq);

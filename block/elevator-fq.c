@@ -66,6 +66,7 @@
 #include <linux/kstrtox.h>
 #include <linux/seq_file.h>
 #include <linux/elevator-fq.h>
+#include <trace/events/block.h>
 
 #include "elevator.h"
 #include "blk-mq.h"
@@ -1767,6 +1768,8 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	bool group_wait_req = false;
 
 	lockdep_assert_held(&efqd->lock);
+	/* blk-mq traces inserts only without a scheduler: blkparse's "I" */
+	trace_block_rq_insert(rq);
 	ioq->nr_queued++;
 	efqd->nr_queued++;
 	iog->nr_requests++;

@@ -68,9 +68,10 @@ TEST_F(Deadline, FlatBatchSweepsUpInSectorOrderFromTheOldestRequest)
 }
 
 // fifo_batch=2, writes_starved=1: after every read batch the waiting writes
-// get one; each batch is at most two requests in ascending sector order,
-// and a batch in the other direction ends the sweep, so the next batch of a
-// direction starts at its oldest request.
+// get one; each batch is at most two requests in ascending sector order.
+// Each direction keeps its sweep across the other's batches (as mq-deadline
+// does): the second read batch goes on at R50, after R40; a sweep that
+// reached the top starts over at the direction's oldest request (W5, R10).
 TEST_F(Deadline, FlatABatchDispatchesFifoBatchRequestsInSectorOrder)
 {
 	Make(Flat({{"fifo_batch", "2"}, {"writes_starved", "1"}}), 1, kMs);
@@ -78,7 +79,7 @@ TEST_F(Deadline, FlatABatchDispatchesFifoBatchRequestsInSectorOrder)
 	      {"R1000", "R30", "R10", "R20", "R40", "R50", "W25", "W5", "W15", "W35"});
 	ASSERT_TRUE(m_->drain(m_->now() + 100 * kMs));
 	EXPECT_EQ(Sent(),
-		  (Seq{"R1000", "R30", "R40", "W25", "W35", "R10", "R20", "W5", "W15", "R50"}));
+		  (Seq{"R1000", "R30", "R40", "W25", "W35", "R50", "W5", "W15", "R10", "R20"}));
 }
 
 // Default writes_starved=2 with one-request batches: reads win two
