@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # blktrace while an efq scheduler runs: blkparse shows I (insert) and D
-# (dispatch) events and efq's own messages ("efq ..." through
-# blk_add_trace_msg, shown by blkparse as "m" lines).
+# (dispatch) events, and the trace holds efq's own messages ("efq ..."
+# through blk_add_trace_msg; see below for why they are counted in the
+# binary trace).
 
 D=nullb8
 nb_create 8 irqmode=2 completion_nsec=200000 hw_queue_depth=4 memory_backed=0 ||
@@ -29,10 +30,15 @@ for s in deadline-fq cfq; do
 	blkparse -i bt -D /tmp -q >/tmp/bt.txt 2>/dev/null
 	nI=$(awk '$6 == "I"' /tmp/bt.txt | wc -l)
 	nD=$(awk '$6 == "D"' /tmp/bt.txt | wc -l)
-	nm=$(awk '$6 == "m" && / efq/' /tmp/bt.txt | wc -l)
+	# The messages: 6.1 tags every note with a cgroup id (__BLK_TN_CGROUP
+	# in the action), which Debian's blkparse 1.2.0 does not know and
+	# skips, so count them in the binary trace.
+	nm=$(cat /tmp/bt.blktrace.* | strings | grep -c '^efq')
+	nbp=$(awk '$6 == "m" && / efq/' /tmp/bt.txt | wc -l)
+	log "blktrace $s: efq messages: $nm in the trace, $nbp shown by blkparse $(blkparse -V 2>&1 | head -n 1)"
 	cond "blktrace $s: I events in blkparse ($nI)" "$nI" -gt 0
 	cond "blktrace $s: D events in blkparse ($nD)" "$nD" -gt 0
-	cond "blktrace $s: efq messages in blkparse ($nm)" "$nm" -gt 0
+	cond "blktrace $s: efq messages in the trace ($nm)" "$nm" -gt 0
 	log "blktrace $s: events by action: $(awk '{ n[$6]++ } END { for (a in n) printf "%s=%d ", a, n[a] }' /tmp/bt.txt)"
 	log "blktrace $s: first efq message: $(awk '$6 == "m" && / efq/' /tmp/bt.txt | head -n 1)"
 done
