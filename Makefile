@@ -10,6 +10,9 @@
 #   build/kmod         Kbuild: the kernel modules (symlinks to block/*.c)
 #   build/kernel-src   private block headers + checkpatch.pl (scripts/kernel-src)
 #   build/check        logs of the last `make check`
+#   build/patches      scratch repos of `make patches` (series in out/patches)
+#   build/intree       linux-source-6.1 tree + O= builds of `make intree-check`
+#   build/vmtest-patched  the kernel and initramfs of `make vmtest-patched`
 
 SHELL := /bin/bash
 # Top-level steps run one after another (readable output); each step builds
@@ -28,13 +31,16 @@ all: build
 
 help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
-	@echo "make test          setup, build, unit tests, format-check, check (what CI runs)"
+	@echo "make test          setup, build, unit tests, format-check, check, vmtest, intree-check (what CI runs)"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
 	@echo "make unit          build, then run the test suites with ctest"
 	@echo "make check         checkpatch --strict + Kbuild module build with W=1 and sparse"
 	@echo "make module        build the kernel modules into build/kmod/"
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
+	@echo "make patches       the patch series for a kernel tree, into out/patches/"
+	@echo "make intree-check  apply the series to linux-source-6.1 and build block/ (=y, =m)"
+	@echo "make vmtest-patched  build and boot a patched kernel under qemu (slow, manual)"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
@@ -55,7 +61,7 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-test: setup build unit format-check check vmtest
+test: setup build unit format-check check vmtest intree-check
 
 # --- kernel: style, sparse and the module build ----------------------------
 check: setup
@@ -77,7 +83,23 @@ vmtest: setup build module
 run: setup
 	@JOBS=$(JOBS) scripts/run-demo $(RUN_ARGS)
 
-# --- later: patches (the series) go here ------------------------------------
+# --- the patch series for a kernel tree (Documentation/block/patch-series.rst)
+# patches:        out/patches/*.patch from block/ include/ Documentation/block/,
+#                 checked (checkpatch --strict, git am, patch -p1)
+# intree-check:   the series applied to linux-source-6.1, block/ built =y and
+#                 =m with sparse and modpost; plus vmtest-patched's dry run
+# vmtest-patched: a patched kernel booted under qemu (slow: a kernel build;
+#                 manual, not part of make test)
+.PHONY: patches intree-check vmtest-patched
+patches: setup
+	@scripts/mkpatches
+
+intree-check: patches
+	@JOBS=$(JOBS) scripts/intree-check
+	@scripts/vmtest-patched --dry-run
+
+vmtest-patched: patches
+	@JOBS=$(JOBS) scripts/vmtest-patched
 
 # --- benchmarks -------------------------------------------------------------
 bench: setup

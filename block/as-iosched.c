@@ -1211,6 +1211,7 @@ static int as_init_sched(struct request_queue *q, struct elevator_type *e)
 		return PTR_ERR(efqd);
 	}
 	ad->efqd = efqd;
+	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_AS_HIER);
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	wbt_disable_default(q);
 	return 0;

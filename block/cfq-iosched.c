@@ -730,6 +730,7 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 		return PTR_ERR(efqd);
 	}
 	cfqd->efqd = efqd;
+	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_CFQ_HIER);
 	cfq_init_cfqq(cfqd, &cfqd->oom_cfqq, &efqd->oom_queue);
 	efqd->oom_queue.sched_queue = &cfqd->oom_cfqq;
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);

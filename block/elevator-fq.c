@@ -1102,6 +1102,13 @@ static void efq_queue_served(struct efq_data *efqd, struct efq_queue *ioq,
 	efq_log_queue(ioq, "served: QSt=%llu QSs=%llu qued=%u",
 		      (unsigned long long)served,
 		      (unsigned long long)ioq->nr_sectors, ioq->nr_queued);
+	if (IS_ENABLED(CONFIG_DEBUG_ELV_FAIR_QUEUING)) {
+		struct efq_entity *e = &ioq->entity;
+
+		efq_log_queue(ioq, "vdisktime=%llu min_vdisktime=%llu",
+			      (unsigned long long)e->vdisktime,
+			      (unsigned long long)e->st->min_vdisktime);
+	}
 }
 
 /* --- the idle timer ----------------------------------------------------- */

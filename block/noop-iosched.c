@@ -67,6 +67,7 @@ static int noop_init_sched(struct request_queue *q, struct elevator_type *e)
 		kobject_put(&eq->kobj);
 		return PTR_ERR(efqd);
 	}
+	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_NOOP_HIER);
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	wbt_disable_default(q);
 	return 0;

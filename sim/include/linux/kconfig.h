@@ -21,6 +21,11 @@
 #define CONFIG_BLK_DEBUG_FS 1
 #define CONFIG_NR_CPUS 1
 #define CONFIG_DEBUG_GROUP_IOSCHED 1
+/* Every scheduler starts hierarchical (block/Kconfig.iosched: *_HIER). */
+#define CONFIG_IOSCHED_CFQ_HIER 1
+#define CONFIG_IOSCHED_DEADLINE_FQ_HIER 1
+#define CONFIG_IOSCHED_AS_HIER 1
+#define CONFIG_IOSCHED_NOOP_HIER 1
 
 /*
  * IS_ENABLED(CONFIG_FOO) is 1 when CONFIG_FOO or CONFIG_FOO_MODULE is
