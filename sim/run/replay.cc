@@ -23,6 +23,8 @@ namespace {
 
 constexpr int64_t kSec = 1'000'000'000;
 constexpr int64_t kMaxExtraNs = 24 * 3600 * kSec;
+// A longer trace has corrupt time stamps (and would overflow simulated time).
+constexpr int64_t kMaxSpanNs = 30 * 24 * 3600 * kSec;
 
 std::string normalize_group(std::string g)
 {
@@ -186,7 +188,20 @@ private:
 	{
 		if (opt_.mode == ReplayMode::closed)
 			return span_end_;
-		return start_ + (builder_->last_time() - q0_);
+		return start_ + recorded_span();
+	}
+	int64_t recorded_span() const
+	{
+		return std::clamp<int64_t>(builder_->last_time() - q0_, 0, kMaxSpanNs);
+	}
+	// False (and err_) if @r's time stamp is beyond any sane trace.
+	bool sane(const trace::IoRecord &r)
+	{
+		if (r.queue_ns - q0_ <= kMaxSpanNs && r.queue_ns >= q0_ - kMaxSpanNs)
+			return true;
+		err_ = "the trace's time stamps jump by more than 30 days (at an IO queued at " +
+		       std::to_string(r.queue_ns) + " ns): a corrupt trace?";
+		return false;
 	}
 	void pump(size_t proc);
 
@@ -259,7 +274,7 @@ void Replayer::submit(const Rec &x, int64_t *sim_done_slot)
 void Replayer::feed()
 {
 	size_t proc;
-	if (!proc_of(next_, &proc, &err_)) {
+	if (!sane(next_) || !proc_of(next_, &proc, &err_)) {
 		more_ = false;
 		return;
 	}
@@ -269,7 +284,8 @@ void Replayer::feed()
 		more_ = false;
 		return;
 	}
-	int64_t when = std::max(model_.now(), start_ + (next_.queue_ns - q0_));
+	int64_t when = std::max(model_.now(),
+				start_ + std::clamp<int64_t>(next_.queue_ns - q0_, 0, kMaxSpanNs));
 	model_.at(when, [this] { feed(); });
 }
 
@@ -329,6 +345,10 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 		std::vector<int64_t> anchor;
 		do {
 			size_t proc;
+			if (!sane(next_)) {
+				*err = err_;
+				return Status::bad_input;
+			}
 			if (!proc_of(next_, &proc, err))
 				return Status::bad_input;
 			if (heaps.size() < procs_.size()) {
@@ -352,7 +372,7 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 			*err = b.error();
 			return Status::bad_input;
 		}
-		span_end_ = start_ + (b.last_time() - q0_);
+		span_end_ = start_ + recorded_span();
 		for (size_t p = 0; p < procs_.size(); p++)
 			pump(p);
 	}
@@ -364,7 +384,7 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 		if (done || !err_.empty())
 			break;
 		int64_t t = model_.now() + kSec;
-		if (t - start_ > std::max<int64_t>(b.last_time() - q0_, 0) + kMaxExtraNs) {
+		if (t - start_ > recorded_span() + kMaxExtraNs) {
 			*err = "the replay did not finish within 24 h of simulated time after the "
 			       "trace";
 			return Status::internal;
@@ -396,7 +416,7 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 
 	ReplayResult &r = *out;
 	r.mode = opt_.mode;
-	r.recorded_span_ns = b.last_time() - q0_;
+	r.recorded_span_ns = recorded_span();
 	r.simulated_span_ns = last_done_ - std::max<int64_t>(first_submit_, start_);
 	const trace::BuildStats &st = b.stats();
 	r.events = st.events;
