@@ -18,6 +18,7 @@
 
 #include "blk/model.h"
 #include "run/compare.h"
+#include "run/replay.h"
 #include "run/run.h"
 #include "dev/device.h"
 #include "report/json.h"
@@ -31,6 +32,8 @@ using efqsim::run::kVersion;
 const char *kUsage = R"(usage: efqsim [options] JOBFILE...
        efqsim compare [options] JOBFILE...  (every scheduler side by side;
                                               efqsim compare --help)
+       efqsim replay [options] TRACE...     (a blktrace recording as the
+                                              workload; efqsim replay --help)
 
 Runs fio job files on a simulated disk through the efq schedulers (the
 kernel's own code) and prints fio's report plus each cgroup's disk time.
@@ -75,6 +78,33 @@ options:
   --help                  this text
 )";
 
+const char *kReplayUsage = R"(usage: efqsim replay [options] TRACE...
+
+Replays a blktrace recording on the simulated disk: every IO the trace
+queued (Q) is submitted again by a simulated process (one per traced pid,
+named comm[pid]), in the cgroup --map gives it.  TRACE is blktrace's binary
+per-CPU files (NAME.blktrace.0 NAME.blktrace.1 ...; merged in time order)
+or blkparse's text output.  Prints the run's report (one job per process)
+and, per cgroup, its recorded and predicted share of the bytes completed
+within the recorded span.  Documentation/sim/replay.rst.
+
+options:
+  --map pid=PID=GROUP[:WEIGHT]     the IOs of a traced pid go to cgroup GROUP
+  --map comm=NAME=GROUP[:WEIGHT]   ... of every process named NAME
+  --map cgroup=ID=GROUP[:WEIGHT]   ... of a traced cgroup id (binary traces
+                                   recorded with cgroup info)
+                          (repeatable; pid rules win over comm rules over
+                          cgroup rules; unmapped IO runs in the root group;
+                          GROUP is a path such as a or db/a, WEIGHT 1..10000)
+  --mode open|closed      open (default): each IO at its recorded queue time;
+                          closed: each IO when the IO it waited for in the
+                          trace completes in the simulation, plus the
+                          recorded think time
+  --device, --scheduler, --hier, --set, --seed, --output-format, --output
+                          as for a job run (efqsim --help)
+  --help                  this text
+)";
+
 struct Options {
 	std::string device = "hdd";
 	std::string scheduler = "noop";
@@ -86,7 +116,12 @@ struct Options {
 	bool print_params = false;
 	bool list_tunables = false;
 	std::vector<std::string> jobfiles;
+	// replay
+	std::vector<efqsim::run::MapRule> maps;
+	efqsim::run::ReplayMode mode = efqsim::run::ReplayMode::open;
 };
+
+enum class Command { run, compare, replay };
 
 [[noreturn]] void bad_input(const std::string &msg)
 {
@@ -100,12 +135,14 @@ struct Options {
 	std::exit(2);
 }
 
-// Parses argv; --help and --version exit here.  @compare: the arguments
-// after "compare", which takes only some of the options.
-Options parse_args(int argc, char **argv, bool compare)
+// Parses argv; --help and --version exit here.  compare and replay: the
+// arguments after the subcommand, which takes only some of the options.
+Options parse_args(int argc, char **argv, Command cmd)
 {
 	Options o;
-	std::vector<std::string> args(argv + 1 + compare, argv + argc);
+	bool compare = cmd == Command::compare;
+	bool replay = cmd == Command::replay;
+	std::vector<std::string> args(argv + 1 + (cmd != Command::run), argv + argc);
 	auto value = [&](size_t &i, const std::string &opt) -> std::string {
 		const std::string &a = args[i];
 		if (a.size() > opt.size() && a[opt.size()] == '=')
@@ -126,8 +163,25 @@ Options parse_args(int argc, char **argv, bool compare)
 		} else if (a == "--") {
 			only_files = true;
 		} else if (a == "--help" || a == "-h") {
-			std::cout << (compare ? kCompareUsage : kUsage);
+			std::cout << (compare ? kCompareUsage : replay ? kReplayUsage : kUsage);
 			std::exit(0);
+		} else if (replay && (a == "--print-device-params" || a == "--list-tunables")) {
+			bad_input("replay does not take " + a + " (see efqsim replay --help)");
+		} else if (replay && is(a, "--map")) {
+			std::string v = value(i, "--map");
+			efqsim::run::MapRule m;
+			std::string err;
+			if (!efqsim::run::parse_map(v, &m, &err))
+				bad_input(err);
+			o.maps.push_back(m);
+		} else if (replay && is(a, "--mode")) {
+			std::string v = value(i, "--mode");
+			if (v == "open")
+				o.mode = efqsim::run::ReplayMode::open;
+			else if (v == "closed")
+				o.mode = efqsim::run::ReplayMode::closed;
+			else
+				bad_input("--mode takes open or closed, not '" + v + "'");
 		} else if (compare && (is(a, "--scheduler") || is(a, "--hier") ||
 				       a == "--print-device-params" || a == "--list-tunables")) {
 			bad_input("compare does not take " + a.substr(0, a.find('=')) +
@@ -177,9 +231,13 @@ Options parse_args(int argc, char **argv, bool compare)
 			o.list_tunables = true;
 		} else {
 			bad_input("unknown option " + a +
-				  (compare ? " (see efqsim compare --help)" : " (see --help)"));
+				  (compare  ? " (see efqsim compare --help)"
+				   : replay ? " (see efqsim replay --help)"
+					    : " (see --help)"));
 		}
 	}
+	if (replay && o.jobfiles.empty())
+		bad_input("no trace file given (see efqsim replay --help)");
 	if (o.jobfiles.empty() && !o.print_params && !o.list_tunables)
 		bad_input("no job file given (see --help)");
 	return o;
@@ -253,15 +311,75 @@ int compare_main(const Options &o)
 	return 0;
 }
 
+int replay_main(const Options &o)
+{
+	std::string err;
+	if (!efqsim::blk::scheduler_exists(o.scheduler))
+		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
+	if (!efqsim::dev::make_device(o.device, &err))
+		bad_input(err);
+	std::ostream *out = &std::cout;
+	std::ofstream file;
+	if (!o.output.empty()) {
+		file.open(o.output);
+		if (!file)
+			bad_input(o.output + ": " + std::strerror(errno));
+		out = &file;
+	}
+	efqsim::run::Setup setup;
+	setup.device = o.device;
+	setup.scheduler = o.scheduler;
+	setup.hierarchical = o.hier;
+	setup.tunables = o.tunables;
+	setup.seed = o.seed;
+	bool shown = false;
+	if (isatty(2))
+		setup.progress = [&shown](int64_t s) {
+			if (s >= 5) {
+				std::cerr << "\refqsim replay: " << s << " s simulated"
+					  << std::flush;
+				shown = true;
+			}
+		};
+	efqsim::run::ReplayOptions ro;
+	ro.traces = o.jobfiles;
+	ro.maps = o.maps;
+	ro.mode = o.mode;
+	efqsim::run::ReplayResult r;
+	efqsim::run::Status st = efqsim::run::replay(setup, ro, &r, &err);
+	if (shown)
+		std::cerr << "\r\033[K";
+	if (st == efqsim::run::Status::bad_input)
+		bad_input(err);
+	if (st == efqsim::run::Status::internal)
+		internal_error(err);
+	if (o.json) {
+		*out << efqsim::run::replay_json(r);
+	} else {
+		efqsim::report::print_text(r.run, *out);
+		efqsim::run::print_shares(r, *out);
+	}
+	out->flush();
+	if (!*out)
+		bad_input("cannot write the report");
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	bool compare = argc > 1 && std::strcmp(argv[1], "compare") == 0;
-	Options o = parse_args(argc, argv, compare);
+	Command cmd = Command::run;
+	if (argc > 1 && std::strcmp(argv[1], "compare") == 0)
+		cmd = Command::compare;
+	else if (argc > 1 && std::strcmp(argv[1], "replay") == 0)
+		cmd = Command::replay;
+	Options o = parse_args(argc, argv, cmd);
 	efqsim::blk::ensure_modules();
-	if (compare)
+	if (cmd == Command::compare)
 		return compare_main(o);
+	if (cmd == Command::replay)
+		return replay_main(o);
 	if (!efqsim::blk::scheduler_exists(o.scheduler))
 		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
 

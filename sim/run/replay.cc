@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "run/replay.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+
+#include "blk/model.h"
+#include "dev/device.h"
+#include "report/json.h"
+#include "trace/event.h"
+#include "trace/ios.h"
+
+namespace efqsim::run {
+namespace {
+
+constexpr int64_t kSec = 1'000'000'000;
+constexpr int64_t kMaxExtraNs = 24 * 3600 * kSec;
+// A longer trace has corrupt time stamps (and would overflow simulated time).
+constexpr int64_t kMaxSpanNs = 30 * 24 * 3600 * kSec;
+
+std::string normalize_group(std::string g)
+{
+	while (!g.empty() && g.front() == '/')
+		g.erase(g.begin());
+	while (!g.empty() && g.back() == '/')
+		g.pop_back();
+	return g;
+}
+
+std::string shown(const std::string &group)
+{
+	return "/" + group;
+}
+
+struct Group {
+	std::string path; // "" for the root
+	unsigned int weight = 0;
+	uint64_t ios = 0, bytes = 0;
+	uint64_t rec_bytes = 0, rec_done = 0;
+	long double rec_lat = 0;
+	uint64_t sim_bytes_in_span = 0, sim_done = 0;
+	long double sim_lat = 0;
+};
+
+struct Proc {
+	uint32_t pid = 0;
+	std::string comm;
+	size_t group = 0;
+	workload::TaskId task = 0;
+	report::JobResult job;
+	int64_t first[2] = {-1, -1}, last[2] = {0, 0};
+	// Closed loop: this process's records not yet issued, in order.
+	std::deque<size_t> queue;
+	int64_t last_issue = -1; // simulated, of the previous record
+	int64_t last_queue = 0;	 // recorded, of the previous record
+};
+
+// One IO as the replay keeps it.
+struct Rec {
+	int64_t queue_ns = 0, complete_ns = -1;
+	uint64_t offset = 0;
+	uint32_t bytes = 0;
+	uint32_t rwbs = 0;
+	size_t proc = 0;
+	int64_t anchor = -1;   // closed loop: the IO this one waits for
+	int64_t sim_done = -1; // closed loop
+};
+
+class Replayer {
+public:
+	Replayer(blk::Model &model, const ReplayOptions &opt) : model_(model), opt_(opt)
+	{
+		groups_.push_back(Group{}); // the root
+		for (const MapRule &m : opt.maps) {
+			size_t g = group_of(normalize_group(m.group), m.weight);
+			switch (m.kind) {
+			case MapRule::Kind::pid:
+				by_pid_.emplace(static_cast<uint32_t>(
+							std::strtoul(m.key.c_str(), nullptr, 10)),
+						g);
+				break;
+			case MapRule::Kind::comm:
+				by_comm_.emplace(m.key, g);
+				break;
+			case MapRule::Kind::cgroup:
+				by_cgroup_.emplace(std::strtoull(m.key.c_str(), nullptr, 0), g);
+				break;
+			}
+		}
+	}
+
+	Status run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out, std::string *err);
+
+private:
+	size_t group_of(const std::string &path, unsigned int weight)
+	{
+		for (size_t i = 0; i < groups_.size(); i++)
+			if (groups_[i].path == path) {
+				if (weight)
+					groups_[i].weight = weight;
+				return i;
+			}
+		Group g;
+		g.path = path;
+		g.weight = weight;
+		groups_.push_back(g);
+		return groups_.size() - 1;
+	}
+
+	// The process of @r (created with its task on first sight).
+	bool proc_of(const trace::IoRecord &r, size_t *out, std::string *err)
+	{
+		auto it = procs_by_pid_.find(r.pid);
+		if (it != procs_by_pid_.end()) {
+			*out = it->second;
+			return true;
+		}
+		Proc p;
+		p.pid = r.pid;
+		p.comm = r.comm.empty() ? "pid" + std::to_string(r.pid) : r.comm;
+		size_t g = 0;
+		if (auto m = by_pid_.find(r.pid); m != by_pid_.end())
+			g = m->second;
+		else if (auto c = by_comm_.find(r.comm); c != by_comm_.end())
+			g = c->second;
+		else if (auto cg = by_cgroup_.find(r.cgroup);
+			 r.has_cgroup && cg != by_cgroup_.end())
+			g = cg->second;
+		p.group = g;
+		workload::TaskSpec spec;
+		spec.comm = p.comm;
+		spec.cgroup = groups_[g].path;
+		spec.cgroup_weight = groups_[g].weight;
+		p.task = model_.create_task(spec);
+		if (!p.task) {
+			*err = model_.task_error().empty()
+				       ? "cannot create the task for pid " + std::to_string(r.pid)
+				       : model_.task_error();
+			return false;
+		}
+		p.job.jobname = p.comm + "[" + std::to_string(r.pid) + "]";
+		p.job.cgroup = groups_[g].path.empty() ? "" : shown(groups_[g].path);
+		p.job.pid = static_cast<int>(p.task);
+		p.job.options = {{"trace_pid", std::to_string(r.pid)}, {"comm", p.comm}};
+		procs_.push_back(std::move(p));
+		*out = procs_.size() - 1;
+		procs_by_pid_.emplace(r.pid, *out);
+		return true;
+	}
+
+	Rec make_rec(const trace::IoRecord &r, size_t proc)
+	{
+		Rec x;
+		x.queue_ns = r.queue_ns;
+		x.complete_ns = r.error ? -1 : r.complete_ns;
+		x.bytes = r.bytes;
+		x.rwbs = r.rwbs;
+		x.proc = proc;
+		uint64_t off = (r.sector * 512) % cap_;
+		if (off + x.bytes > cap_)
+			off = (cap_ - x.bytes) & ~uint64_t{511};
+		x.offset = off;
+		Group &g = groups_[procs_[proc].group];
+		g.ios++;
+		g.bytes += x.bytes;
+		if (r.complete_ns >= 0) {
+			g.rec_bytes += x.bytes;
+			g.rec_done++;
+			g.rec_lat += r.complete_ns - r.queue_ns;
+		}
+		return x;
+	}
+
+	void submit(const Rec &x, int64_t *sim_done_slot);
+	// Simulated time at the end of the recorded span.  Open loop: the
+	// trace is still being read, but its last event read so far is
+	// always past the simulated present (a record is read before its
+	// queue time comes), so this is exact for every completion.
+	int64_t span_end() const
+	{
+		if (opt_.mode == ReplayMode::closed)
+			return span_end_;
+		return start_ + recorded_span();
+	}
+	int64_t recorded_span() const
+	{
+		return std::clamp<int64_t>(builder_->last_time() - q0_, 0, kMaxSpanNs);
+	}
+	// False (and err_) if @r's time stamp is beyond any sane trace.
+	bool sane(const trace::IoRecord &r)
+	{
+		if (r.queue_ns - q0_ <= kMaxSpanNs && r.queue_ns >= q0_ - kMaxSpanNs)
+			return true;
+		err_ = "the trace's time stamps jump by more than 30 days (at an IO queued at " +
+		       std::to_string(r.queue_ns) + " ns): a corrupt trace?";
+		return false;
+	}
+	void pump(size_t proc);
+
+	blk::Model &model_;
+	const ReplayOptions &opt_;
+	uint64_t cap_ = 0;
+	int64_t start_ = 0, q0_ = 0;
+	int64_t span_end_ = 0; // simulated time at the end of the recorded span
+	std::vector<Group> groups_;
+	std::vector<Proc> procs_;
+	std::unordered_map<uint32_t, size_t> procs_by_pid_;
+	std::unordered_map<uint32_t, size_t> by_pid_;
+	std::unordered_map<std::string, size_t> by_comm_;
+	std::unordered_map<uint64_t, size_t> by_cgroup_;
+	uint64_t submitted_ = 0, completed_ = 0;
+	int64_t first_submit_ = -1, last_done_ = 0;
+	// Open loop: the record to submit next.
+	trace::IoRecord next_;
+	bool more_ = false;
+	// Closed loop: every record.
+	std::vector<Rec> recs_;
+	std::string err_;
+	trace::IoBuilder *builder_ = nullptr;
+	void feed();
+};
+
+void Replayer::submit(const Rec &x, int64_t *sim_done_slot)
+{
+	Proc &p = procs_[x.proc];
+	workload::Io io;
+	io.offset = x.offset;
+	io.bytes = x.bytes;
+	io.write = x.rwbs & (trace::kWrite | trace::kDiscard);
+	io.sync = !io.write || (x.rwbs & (trace::kSync | trace::kFua));
+	io.meta = x.rwbs & trace::kMeta;
+	int64_t now = model_.now();
+	if (first_submit_ < 0)
+		first_submit_ = now;
+	submitted_++;
+	int d = io.write ? 1 : 0;
+	if (p.first[d] < 0)
+		p.first[d] = now;
+	size_t proc = x.proc;
+	uint32_t bytes = x.bytes;
+	model_.submit(p.task, io, [this, proc, d, now, bytes, sim_done_slot](int64_t done) {
+		completed_++;
+		last_done_ = std::max(last_done_, done);
+		Proc &q = procs_[proc];
+		report::DirStats &ds = d ? q.job.write : q.job.read;
+		ds.ios++;
+		ds.io_bytes += bytes;
+		ds.clat.add(done - now);
+		ds.lat.add(done - now);
+		q.last[d] = std::max(q.last[d], done);
+		ds.runtime_ns = q.last[d] - q.first[d];
+		Group &g = groups_[q.group];
+		g.sim_done++;
+		g.sim_lat += done - now;
+		if (done <= span_end())
+			g.sim_bytes_in_span += bytes;
+		if (sim_done_slot) {
+			*sim_done_slot = done;
+			pump(proc);
+		}
+	});
+}
+
+// Open loop: submit next_ now, read the one after it and schedule it at its
+// recorded queue time.  One record is held at a time.
+void Replayer::feed()
+{
+	size_t proc;
+	if (!sane(next_) || !proc_of(next_, &proc, &err_)) {
+		more_ = false;
+		return;
+	}
+	Rec x = make_rec(next_, proc);
+	submit(x, nullptr);
+	if (!builder_->next(&next_)) {
+		more_ = false;
+		return;
+	}
+	int64_t when = std::max(model_.now(),
+				start_ + std::clamp<int64_t>(next_.queue_ns - q0_, 0, kMaxSpanNs));
+	model_.at(when, [this] { feed(); });
+}
+
+// Closed loop: issue this process's next records whose dependencies are
+// met: the IO they wait for has completed in the simulation, and the
+// process's previous IO has been issued.
+void Replayer::pump(size_t proc)
+{
+	Proc &p = procs_[proc];
+	while (!p.queue.empty()) {
+		size_t i = p.queue.front();
+		Rec &x = recs_[i];
+		int64_t t;
+		if (x.anchor >= 0) {
+			const Rec &a = recs_[static_cast<size_t>(x.anchor)];
+			if (a.sim_done < 0)
+				return; // pumped again when it completes
+			t = a.sim_done + (x.queue_ns - a.complete_ns);
+		} else if (p.last_issue >= 0) {
+			t = p.last_issue + (x.queue_ns - p.last_queue);
+		} else {
+			t = start_ + (x.queue_ns - q0_);
+		}
+		t = std::max({t, p.last_issue, model_.now()});
+		p.last_issue = t;
+		p.last_queue = x.queue_ns;
+		p.queue.pop_front();
+		model_.at(t, [this, i] { submit(recs_[i], &recs_[i].sim_done); });
+	}
+}
+
+Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out, std::string *err)
+{
+	builder_ = &b;
+	cap_ = model_.capacity_bytes();
+	start_ = model_.now();
+	bool closed = opt_.mode == ReplayMode::closed;
+	bool any = b.next(&next_);
+	if (!any) {
+		*err = b.error().empty() ? "the trace has no IO (no Q event with data)" : b.error();
+		return Status::bad_input;
+	}
+	q0_ = next_.queue_ns;
+	if (!closed) {
+		more_ = true;
+		model_.at(start_, [this] { feed(); });
+	} else {
+		// Every record in memory, each with the IO it waits for: the
+		// latest of the same process completed (in the trace) before it
+		// was queued.
+		struct Done {
+			int64_t c;
+			size_t i;
+			bool operator>(const Done &o) const { return c > o.c; }
+		};
+		std::vector<std::priority_queue<Done, std::vector<Done>, std::greater<Done>>> heaps;
+		std::vector<int64_t> anchor;
+		do {
+			size_t proc;
+			if (!sane(next_)) {
+				*err = err_;
+				return Status::bad_input;
+			}
+			if (!proc_of(next_, &proc, err))
+				return Status::bad_input;
+			if (heaps.size() < procs_.size()) {
+				heaps.resize(procs_.size());
+				anchor.resize(procs_.size(), -1);
+			}
+			Rec x = make_rec(next_, proc);
+			auto &h = heaps[proc];
+			while (!h.empty() && h.top().c <= x.queue_ns) {
+				anchor[proc] = static_cast<int64_t>(h.top().i);
+				h.pop();
+			}
+			x.anchor = anchor[proc];
+			size_t i = recs_.size();
+			if (x.complete_ns >= 0)
+				h.push(Done{x.complete_ns, i});
+			recs_.push_back(x);
+			procs_[proc].queue.push_back(i);
+		} while (b.next(&next_));
+		if (!b.error().empty()) {
+			*err = b.error();
+			return Status::bad_input;
+		}
+		span_end_ = start_ + recorded_span();
+		for (size_t p = 0; p < procs_.size(); p++)
+			pump(p);
+	}
+
+	int64_t last_shown = -1;
+	for (;;) {
+		bool done =
+			closed ? completed_ == recs_.size() : !more_ && completed_ == submitted_;
+		if (done || !err_.empty())
+			break;
+		int64_t t = model_.now() + kSec;
+		if (t - start_ > recorded_span() + kMaxExtraNs) {
+			*err = "the replay did not finish within 24 h of simulated time after the "
+			       "trace";
+			return Status::internal;
+		}
+		model_.run_until(t);
+		int64_t s = (model_.now() - start_) / kSec;
+		if (setup.progress && s != last_shown) {
+			setup.progress(s);
+			last_shown = s;
+		}
+	}
+	if (!err_.empty()) {
+		*err = err_;
+		return Status::bad_input;
+	}
+	if (!b.error().empty()) {
+		*err = b.error();
+		return Status::bad_input;
+	}
+	if (!model_.drain(model_.now() + 3600 * kSec)) {
+		*err = "requests still outstanding after the replay (" +
+		       std::to_string(model_.outstanding()) + ")";
+		return Status::internal;
+	}
+	if (std::string broken = model_.check_invariants(); !broken.empty()) {
+		*err = broken;
+		return Status::internal;
+	}
+
+	ReplayResult &r = *out;
+	r.mode = opt_.mode;
+	r.recorded_span_ns = recorded_span();
+	r.simulated_span_ns = last_done_ - std::max<int64_t>(first_submit_, start_);
+	const trace::BuildStats &st = b.stats();
+	r.events = st.events;
+	r.ios = st.queued;
+	r.merges = st.merges;
+	r.incomplete = st.incomplete;
+	r.unmatched = st.unmatched;
+	for (Proc &p : procs_)
+		r.run.jobs.push_back(std::move(p.job));
+	r.run.duration_ns = last_done_ - start_;
+	r.run.groups = model_.group_results();
+
+	uint64_t rec_total = 0, sim_total = 0;
+	for (const Group &g : groups_) {
+		rec_total += g.rec_bytes;
+		sim_total += g.sim_bytes_in_span;
+	}
+	for (const Group &g : groups_) {
+		if (!g.ios)
+			continue;
+		ShareRow row;
+		row.group = shown(g.path);
+		row.weight = g.weight;
+		for (const report::GroupResult &gr : r.run.groups)
+			if (gr.path == row.group && !row.weight)
+				row.weight = gr.weight;
+		row.ios = g.ios;
+		row.bytes = g.bytes;
+		row.recorded_pct = rec_total ? 100.0 * static_cast<double>(g.rec_bytes) /
+						       static_cast<double>(rec_total)
+					     : 0;
+		row.predicted_pct = sim_total ? 100.0 * static_cast<double>(g.sim_bytes_in_span) /
+							static_cast<double>(sim_total)
+					      : 0;
+		row.recorded_lat_ms =
+			g.rec_done ? static_cast<double>(g.rec_lat / g.rec_done) / 1e6 : 0;
+		row.predicted_lat_ms =
+			g.sim_done ? static_cast<double>(g.sim_lat / g.sim_done) / 1e6 : 0;
+		r.shares.push_back(row);
+	}
+	return Status::ok;
+}
+
+} // namespace
+
+bool parse_map(const std::string &arg, MapRule *out, std::string *err)
+{
+	auto bad = [&](const std::string &why) {
+		*err = "--map " + arg + ": " + why +
+		       " (use pid=PID=GROUP[:WEIGHT], comm=NAME=GROUP[:WEIGHT] or "
+		       "cgroup=ID=GROUP[:WEIGHT])";
+		return false;
+	};
+	size_t eq1 = arg.find('=');
+	if (eq1 == std::string::npos)
+		return bad("no '='");
+	std::string kind = arg.substr(0, eq1);
+	size_t eq2 = arg.rfind('=');
+	if (eq2 == eq1)
+		return bad("expected KIND=KEY=GROUP");
+	MapRule m;
+	if (kind == "pid")
+		m.kind = MapRule::Kind::pid;
+	else if (kind == "comm")
+		m.kind = MapRule::Kind::comm;
+	else if (kind == "cgroup")
+		m.kind = MapRule::Kind::cgroup;
+	else
+		return bad("unknown kind '" + kind + "'");
+	m.key = arg.substr(eq1 + 1, eq2 - eq1 - 1);
+	std::string rest = arg.substr(eq2 + 1);
+	size_t colon = rest.rfind(':');
+	m.group = rest.substr(0, colon);
+	if (colon != std::string::npos) {
+		std::string w = rest.substr(colon + 1);
+		char *end = nullptr;
+		errno = 0;
+		unsigned long v = std::strtoul(w.c_str(), &end, 10);
+		if (w.empty() || *end || errno || v < 1 || v > 10000 || w[0] == '-')
+			return bad("the weight must be an integer from 1 to 10000, not '" + w +
+				   "'");
+		m.weight = static_cast<unsigned int>(v);
+	}
+	if (m.key.empty())
+		return bad("empty " + kind);
+	if (m.kind != MapRule::Kind::comm) {
+		char *end = nullptr;
+		errno = 0;
+		std::strtoull(m.key.c_str(), &end, 0);
+		if (*end || errno || m.key[0] == '-')
+			return bad("'" + m.key + "' is not a number");
+	}
+	if (m.group.find("..") != std::string::npos || m.group.find('=') != std::string::npos)
+		return bad("bad group '" + m.group + "'");
+	if (normalize_group(m.group).empty() && m.weight)
+		return bad("the root group's weight cannot be set");
+	*out = m;
+	return true;
+}
+
+Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, std::string *err)
+{
+	blk::ensure_modules();
+	if (!blk::scheduler_exists(setup.scheduler)) {
+		*err = "unknown scheduler '" + setup.scheduler + "' (cfq, deadline-fq, as, noop)";
+		return Status::bad_input;
+	}
+	// One weight per group.
+	std::map<std::string, unsigned int> weights;
+	for (const MapRule &m : opt.maps) {
+		if (!m.weight)
+			continue;
+		auto [it, fresh] = weights.emplace(normalize_group(m.group), m.weight);
+		if (!fresh && it->second != m.weight) {
+			*err = "--map gives group '" + m.group + "' two weights (" +
+			       std::to_string(it->second) + " and " + std::to_string(m.weight) +
+			       ")";
+			return Status::bad_input;
+		}
+	}
+	std::unique_ptr<trace::EventSource> src = trace::open_trace(opt.traces, err);
+	if (!src)
+		return Status::bad_input;
+	std::unique_ptr<dev::Device> dev = dev::make_device(setup.device, err);
+	if (!dev)
+		return Status::bad_input;
+	std::string device_name = dev->name();
+	if (setup.prepare_device)
+		setup.prepare_device(*dev);
+	blk::Config cfg;
+	cfg.scheduler = setup.scheduler;
+	cfg.hierarchical = setup.hierarchical;
+	cfg.tunables = setup.tunables;
+	cfg.nr_requests = setup.nr_requests;
+	blk::Model model(std::move(dev), cfg);
+	if (!model.init(err))
+		return Status::bad_input;
+	trace::IoBuilder builder(*src);
+	Replayer rp(model, opt);
+	*out = ReplayResult{};
+	if (Status s = rp.run(setup, builder, out, err); s != Status::ok)
+		return s;
+	if (setup.inspect)
+		setup.inspect(model);
+	report::RunResult &r = out->run;
+	r.efqsim_version = kVersion;
+	r.seed = setup.seed;
+	r.device = device_name;
+	r.scheduler = setup.scheduler;
+	r.hierarchical = setup.hierarchical;
+	r.tunables = model.tunables();
+	return Status::ok;
+}
+
+void print_shares(const ReplayResult &r, std::ostream &out)
+{
+	char line[256];
+	std::snprintf(line, sizeof(line),
+		      "\nreplay (%s loop): %" PRIu64 " events, %" PRIu64 " IOs (%" PRIu64
+		      " merged, %" PRIu64 " without completion, %" PRIu64
+		      " completions of earlier IO), recorded %.3f s, simulated %.3f s\n",
+		      r.mode == ReplayMode::open ? "open" : "closed", r.events, r.ios, r.merges,
+		      r.incomplete, r.unmatched, static_cast<double>(r.recorded_span_ns) / 1e9,
+		      static_cast<double>(r.simulated_span_ns) / 1e9);
+	out << line;
+	out << "Per-group share of the bytes completed within the recorded span:\n";
+	std::snprintf(line, sizeof(line), "  %-24s %6s %10s %10s %9s %9s %11s %11s\n", "group",
+		      "weight", "IOs", "MiB", "recorded", "predicted", "rec lat ms", "sim lat ms");
+	out << line;
+	for (const ShareRow &s : r.shares) {
+		std::snprintf(line, sizeof(line),
+			      "  %-24s %6u %10" PRIu64 " %10.2f %8.2f%% %8.2f%% %11.3f %11.3f\n",
+			      s.group.c_str(), s.weight, s.ios,
+			      static_cast<double>(s.bytes) / (1 << 20), s.recorded_pct,
+			      s.predicted_pct, s.recorded_lat_ms, s.predicted_lat_ms);
+		out << line;
+	}
+}
+
+namespace {
+
+std::string quoted(const std::string &v)
+{
+	std::string o = "\"";
+	for (char c : v) {
+		if (c == '"' || c == '\\') {
+			o += '\\';
+			o += c;
+		} else if (static_cast<unsigned char>(c) < 0x20) {
+			char b[8];
+			std::snprintf(b, sizeof(b), "\\u%04x", c);
+			o += b;
+		} else {
+			o += c;
+		}
+	}
+	return o + "\"";
+}
+
+} // namespace
+
+// report::to_json()'s object with a "replay" member added (sim/run builds
+// its JSON by hand, as compare does: the kernel shims' macros are visible
+// here).
+std::string replay_json(const ReplayResult &r)
+{
+	std::string j = report::to_json(r.run);
+	size_t close = j.rfind('}');
+	if (close == std::string::npos)
+		return j;
+	char b[512];
+	std::snprintf(b, sizeof(b),
+		      ",\n  \"replay\": {\n    \"mode\": \"%s\",\n    \"events\": %" PRIu64
+		      ",\n    \"ios\": %" PRIu64 ",\n    \"merged\": %" PRIu64
+		      ",\n    \"incomplete\": %" PRIu64 ",\n    \"unmatched_completions\": %" PRIu64
+		      ",\n    \"recorded_span_ns\": %" PRId64
+		      ",\n    \"simulated_span_ns\": %" PRId64 ",\n    \"groups\": [",
+		      r.mode == ReplayMode::open ? "open" : "closed", r.events, r.ios, r.merges,
+		      r.incomplete, r.unmatched, r.recorded_span_ns, r.simulated_span_ns);
+	std::string rp = b;
+	for (size_t i = 0; i < r.shares.size(); i++) {
+		const ShareRow &s = r.shares[i];
+		std::snprintf(b, sizeof(b),
+			      "%s\n      {\"group\": %s, \"weight\": %u, \"ios\": %" PRIu64
+			      ", \"bytes\": %" PRIu64
+			      ", \"recorded_pct\": %.6g, \"predicted_pct\": "
+			      "%.6g, \"recorded_lat_ms\": %.6g, \"predicted_lat_ms\": %.6g}",
+			      i ? "," : "", quoted(s.group).c_str(), s.weight, s.ios, s.bytes,
+			      s.recorded_pct, s.predicted_pct, s.recorded_lat_ms,
+			      s.predicted_lat_ms);
+		rp += b;
+	}
+	rp += "\n    ]\n  }\n";
+	size_t last = j.find_last_not_of(" \n", close - 1);
+	return j.substr(0, last + 1) + rp + j.substr(close);
+}
+
+} // namespace efqsim::run

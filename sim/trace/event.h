@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+// efqsim traces: the events of a blktrace recording, as the binary reader
+// (blktrace.h: NAME.blktrace.N files) and the text reader (blkparse.h:
+// blkparse's default output) both deliver them.  Documentation/sim/replay.rst.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace efqsim::trace {
+
+// RWBS flags, as blkparse prints them ("FWFS": preflush, write, FUA, sync).
+enum Rwbs : uint32_t {
+	kWrite = 1u << 0,
+	kDiscard = 1u << 1,
+	kFlush = 1u << 2, // preflush (the leading F)
+	kFua = 1u << 3,	  // the F after R/W/D/N
+	kAhead = 1u << 4, // readahead
+	kSync = 1u << 5,
+	kMeta = 1u << 6,
+	kData = 1u << 7, // R, W or D (not N: no data)
+};
+
+// One trace event.  @action is blkparse's letter: Q queue, G get request,
+// I insert, D issue, C complete, M back merge, F front merge, P plug,
+// U unplug, T unplug by timer, S sleep for a request, R requeue, X split,
+// B bounce, A remap, m message (notify), and N for a binary trace's
+// process notify record (pid -> comm; blkparse prints none).
+struct Event {
+	int64_t time_ns = 0; // since the start of the trace
+	uint64_t seq = 0;    // the record's sequence number
+	uint32_t dev = 0;    // (major << 20) | minor, as the kernel's dev_t
+	uint32_t cpu = 0;
+	uint32_t pid = 0;
+	char action = 0;
+	uint32_t rwbs = 0;    // Rwbs flags
+	uint64_t sector = 0;  // 512-byte sectors
+	uint32_t sectors = 0; // the IO's length in sectors
+	int error = 0;
+	bool has_cgroup = false;
+	uint64_t cgroup = 0; // the cgroup id (binary traces with __BLK_TA_CGROUP)
+	std::string comm;    // the process name where the trace has it, else ""
+	std::string message; // action 'm': the text
+};
+
+inline uint32_t dev_major(uint32_t dev)
+{
+	return dev >> 20;
+}
+inline uint32_t dev_minor(uint32_t dev)
+{
+	return dev & 0xfffff;
+}
+inline uint32_t make_dev(uint32_t major, uint32_t minor)
+{
+	return (major << 20) | minor;
+}
+
+// RWBS as blkparse prints it ("WS", "FWFS", "N").
+std::string rwbs_string(uint32_t rwbs);
+
+// A stream of events in time order.  next() returns false at the end or on
+// an error; error() is then "" (the end) or says where and why ("FILE: byte
+// offset N: ..." for binary files, "FILE:LINE: ..." for text).
+class EventSource {
+public:
+	virtual ~EventSource() = default;
+	virtual bool next(Event *ev) = 0;
+	const std::string &error() const { return err_; }
+	// Events read so far.
+	uint64_t count() const { return count_; }
+
+protected:
+	std::string err_;
+	uint64_t count_ = 0;
+};
+
+// Opens @paths as one trace: binary blktrace files (recognised by their
+// magic, in either byte order) or blkparse text, merged in time order
+// (a k-way merge; each file must be in time order itself, as blktrace and
+// blkparse write them).  Memory is bounded by the number of files.  Null
+// and *err set when a file cannot be opened or mixes formats.
+std::unique_ptr<EventSource> open_trace(const std::vector<std::string> &paths, std::string *err);
+
+// The k-way merge itself (by time, then sequence number, then file order).
+std::unique_ptr<EventSource> merge_sources(std::vector<std::unique_ptr<EventSource>> sources);
+
+} // namespace efqsim::trace
