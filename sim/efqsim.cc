@@ -265,19 +265,36 @@ const char *tunable_unit(const std::string &name)
 	return it == units.end() ? "-" : it->second;
 }
 
+// Where the report goes: the --output file, or stdout.
+std::ostream &output_stream(const Options &o, std::ofstream &file)
+{
+	if (o.output.empty())
+		return std::cout;
+	file.open(o.output);
+	if (!file)
+		bad_input(o.output + ": " + std::strerror(errno));
+	return file;
+}
+
+// A run's setup from the options every subcommand shares.
+efqsim::run::Setup setup_of(const Options &o)
+{
+	efqsim::run::Setup setup;
+	setup.device = o.device;
+	setup.scheduler = o.scheduler;
+	setup.hierarchical = o.hier;
+	setup.tunables = o.tunables;
+	setup.seed = o.seed;
+	return setup;
+}
+
 int compare_main(const Options &o)
 {
 	std::string err;
 	if (!efqsim::dev::make_device(o.device, &err))
 		bad_input(err);
-	std::ostream *out = &std::cout;
 	std::ofstream file;
-	if (!o.output.empty()) {
-		file.open(o.output);
-		if (!file)
-			bad_input(o.output + ": " + std::strerror(errno));
-		out = &file;
-	}
+	std::ostream *out = &output_stream(o, file);
 	efqsim::run::Setup setup;
 	setup.device = o.device;
 	setup.tunables = o.tunables;
@@ -318,20 +335,9 @@ int replay_main(const Options &o)
 		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
 	if (!efqsim::dev::make_device(o.device, &err))
 		bad_input(err);
-	std::ostream *out = &std::cout;
 	std::ofstream file;
-	if (!o.output.empty()) {
-		file.open(o.output);
-		if (!file)
-			bad_input(o.output + ": " + std::strerror(errno));
-		out = &file;
-	}
-	efqsim::run::Setup setup;
-	setup.device = o.device;
-	setup.scheduler = o.scheduler;
-	setup.hierarchical = o.hier;
-	setup.tunables = o.tunables;
-	setup.seed = o.seed;
+	std::ostream *out = &output_stream(o, file);
+	efqsim::run::Setup setup = setup_of(o);
 	bool shown = false;
 	if (isatty(2))
 		setup.progress = [&shown](int64_t s) {
@@ -406,21 +412,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	std::ostream *out = &std::cout;
 	std::ofstream file;
-	if (!o.output.empty()) {
-		file.open(o.output);
-		if (!file)
-			bad_input(o.output + ": " + std::strerror(errno));
-		out = &file;
-	}
+	std::ostream *out = &output_stream(o, file);
 
-	efqsim::run::Setup setup;
-	setup.device = o.device;
-	setup.scheduler = o.scheduler;
-	setup.hierarchical = o.hier;
-	setup.tunables = o.tunables;
-	setup.seed = o.seed;
+	efqsim::run::Setup setup = setup_of(o);
 	bool tty = isatty(2);
 	bool shown = false;
 	if (tty)

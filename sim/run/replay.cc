@@ -540,20 +540,11 @@ Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, s
 	std::unique_ptr<trace::EventSource> src = trace::open_trace(opt.traces, err);
 	if (!src)
 		return Status::bad_input;
-	std::unique_ptr<dev::Device> dev = dev::make_device(setup.device, err);
-	if (!dev)
+	std::string device_name;
+	std::unique_ptr<blk::Model> m = make_model(setup, &device_name, err);
+	if (!m)
 		return Status::bad_input;
-	std::string device_name = dev->name();
-	if (setup.prepare_device)
-		setup.prepare_device(*dev);
-	blk::Config cfg;
-	cfg.scheduler = setup.scheduler;
-	cfg.hierarchical = setup.hierarchical;
-	cfg.tunables = setup.tunables;
-	cfg.nr_requests = setup.nr_requests;
-	blk::Model model(std::move(dev), cfg);
-	if (!model.init(err))
-		return Status::bad_input;
+	blk::Model &model = *m;
 	trace::IoBuilder builder(*src);
 	Replayer rp(model, opt);
 	*out = ReplayResult{};

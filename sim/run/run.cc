@@ -54,26 +54,36 @@ Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
 	return run_jobs(setup, std::move(jobs), info, result, err);
 }
 
-Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
-		const workload::JobFileInfo &info, report::RunResult *result, std::string *err)
+std::unique_ptr<blk::Model> make_model(const Setup &setup, std::string *device_name,
+				       std::string *err)
 {
-	if (Status s = check_scheduler(setup.scheduler, err); s != Status::ok)
-		return s;
 	std::unique_ptr<dev::Device> dev = dev::make_device(setup.device, err);
 	if (!dev)
-		return Status::bad_input;
-	std::string device_name = dev->name();
+		return nullptr;
+	*device_name = dev->name();
 	if (setup.prepare_device)
 		setup.prepare_device(*dev);
-
 	blk::Config cfg;
 	cfg.scheduler = setup.scheduler;
 	cfg.hierarchical = setup.hierarchical;
 	cfg.tunables = setup.tunables;
 	cfg.nr_requests = setup.nr_requests;
-	blk::Model model(std::move(dev), cfg);
-	if (!model.init(err))
+	auto model = std::make_unique<blk::Model>(std::move(dev), cfg);
+	if (!model->init(err))
+		return nullptr;
+	return model;
+}
+
+Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
+		const workload::JobFileInfo &info, report::RunResult *result, std::string *err)
+{
+	if (Status s = check_scheduler(setup.scheduler, err); s != Status::ok)
+		return s;
+	std::string device_name;
+	std::unique_ptr<blk::Model> m = make_model(setup, &device_name, err);
+	if (!m)
 		return Status::bad_input;
+	blk::Model &model = *m;
 
 	int64_t start = model.now();
 	workload::JobEngine engine(model, std::move(jobs));

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,12 @@ Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
 		    report::RunResult *result, std::string *err);
 
 // Runs jobs already parsed (with a ParseContext for @setup's device).
+// The simulated block layer for @setup: its device (prepared with
+// setup.prepare_device), scheduler, mode and tunables, initialised.  NULL
+// with *err on bad input; *device_name is the device's name.
+std::unique_ptr<blk::Model> make_model(const Setup &setup, std::string *device_name,
+				       std::string *err);
+
 Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 		const workload::JobFileInfo &info, report::RunResult *result, std::string *err);
 

@@ -8,31 +8,15 @@
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "run_efqsim.h"
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 namespace {
 
-struct Result {
-	int status = -1;
-	std::string out; // stdout and stderr
-};
-
-Result efqsim(const std::string &args)
-{
-	Result r;
-	std::string cmd = std::string(EFQSIM_PATH) + " " + args + " 2>&1";
-	FILE *p = popen(cmd.c_str(), "r");
-	if (!p)
-		return r;
-	std::array<char, 4096> buf;
-	size_t n;
-	while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-		r.out.append(buf.data(), n);
-	int st = pclose(p);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return r;
-}
+using efqtest::efqsim;
+using efqtest::Result;
 
 std::string example(const char *name)
 {

@@ -3,6 +3,8 @@
 // predicted shares, and `efqsim replay` end to end.
 #include <gtest/gtest.h>
 
+#include "../cli/run_efqsim.h"
+
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -223,26 +225,8 @@ TEST(ReplayFuzz, MutatedTracesReplayOrAreBadInput)
 	EXPECT_GT(bad, 0);
 }
 
-struct Cli {
-	int status = -1;
-	std::string out;
-};
-
-Cli efqsim(const std::string &args)
-{
-	Cli r;
-	std::string cmd = std::string(EFQSIM_PATH) + " " + args + " 2>&1";
-	FILE *p = popen(cmd.c_str(), "r");
-	if (!p)
-		return r;
-	std::array<char, 4096> buf;
-	size_t n;
-	while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-		r.out.append(buf.data(), n);
-	int st = pclose(p);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return r;
-}
+using efqtest::efqsim;
+using Cli = efqtest::Result;
 
 TEST(ReplayCli, PrintsTheJobsAndTheShareTable)
 {
