@@ -95,7 +95,7 @@ options:
                                    recorded with cgroup info)
                           (repeatable; pid rules win over comm rules over
                           cgroup rules; unmapped IO runs in the root group;
-                          GROUP is a path such as a or db/a, WEIGHT 1..10000)
+                          GROUP is a path such as a or db/a, WEIGHT 100..1000)
   --mode open|closed      open (default): each IO at its recorded queue time;
                           closed: each IO when the IO it waited for in the
                           trace completes in the simulation, plus the
