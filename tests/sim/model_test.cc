@@ -8,6 +8,7 @@
 
 #include <sim/gtest_guard.h>
 
+#include "../sched/recording_device.h"
 #include "blk/model.h"
 
 namespace {
@@ -29,50 +30,7 @@ TaskSpec Spec(const char *comm, const char *cgroup = "", unsigned int weight = 0
 
 constexpr int64_t kMs = 1'000'000;
 
-// A device that serves one request at a time in FIFO order, each taking a
-// fixed time (plus a per-sector cost), and accounts that time to its tag.
-class FifoDevice final : public dev::Device {
-public:
-	FifoDevice(uint32_t depth, int64_t per_rq, int64_t per_sector = 0)
-	    : depth_(depth), per_rq_(per_rq), per_sector_(per_sector)
-	{
-	}
-	std::string name() const override { return "fifo"; }
-	uint32_t queue_depth() const override { return depth_; }
-	bool rotational() const override { return true; }
-	uint64_t capacity_sectors() const override { return 1ull << 30; }
-	uint32_t in_flight() const override { return static_cast<uint32_t>(q_.size()); }
-	void submit(const dev::Request &rq, int64_t now) override
-	{
-		int64_t start = q_.empty() ? now : std::max(now, q_.back().second);
-		int64_t cost = per_rq_ + per_sector_ * rq.sectors;
-		q_.push_back({rq, start + cost});
-		if (busy_.size() <= rq.tag)
-			busy_.resize(rq.tag + 1);
-		busy_[rq.tag] += cost;
-		total_ += cost;
-		submitted_.push_back(rq);
-	}
-	int64_t next_event() const override { return q_.empty() ? dev::kNever : q_.front().second; }
-	void advance(int64_t now, std::vector<dev::Completion> &out) override
-	{
-		while (!q_.empty() && q_.front().second <= now) {
-			out.push_back({q_.front().first.id, q_.front().second});
-			q_.pop_front();
-		}
-	}
-	const std::vector<int64_t> &busy_by_tag() const override { return busy_; }
-	int64_t busy_total() const override { return total_; }
-
-	std::vector<dev::Request> submitted_;
-
-private:
-	uint32_t depth_;
-	int64_t per_rq_, per_sector_;
-	std::deque<std::pair<dev::Request, int64_t>> q_;
-	std::vector<int64_t> busy_;
-	int64_t total_ = 0;
-};
+using efqtest::RecordingDevice;
 
 class ModelEnv : public ::testing::Environment {
 public:
@@ -82,12 +40,12 @@ const auto *env = ::testing::AddGlobalTestEnvironment(new ModelEnv);
 
 class ModelTest : public SimTest {
 protected:
-	FifoDevice *dev_ = nullptr;
+	RecordingDevice *dev_ = nullptr;
 	std::unique_ptr<Model> m_;
 
 	void Make(Config cfg, uint32_t depth = 1, int64_t per_rq = kMs, int64_t per_sector = 0)
 	{
-		auto d = std::make_unique<FifoDevice>(depth, per_rq, per_sector);
+		auto d = std::make_unique<RecordingDevice>(depth, per_rq, per_sector);
 		dev_ = d.get();
 		m_ = std::make_unique<Model>(std::move(d), cfg);
 		std::string err;
@@ -185,9 +143,9 @@ TEST_F(ModelTest, ContiguousWritesQueuedBehindABusyDeviceAreBackMerged)
 	// the first goes to the idle device; the other eight merge into one
 	EXPECT_EQ(m_->counters().dispatched, 2u);
 	EXPECT_EQ(m_->counters().bio_merges, 7u);
-	ASSERT_EQ(dev_->submitted_.size(), 2u);
-	EXPECT_EQ(dev_->submitted_[1].sector, 8u);
-	EXPECT_EQ(dev_->submitted_[1].sectors, 64u);
+	ASSERT_EQ(dev_->sent.size(), 2u);
+	EXPECT_EQ(dev_->sent[1].rq.sector, 8u);
+	EXPECT_EQ(dev_->sent[1].rq.sectors, 64u);
 }
 
 TEST_F(ModelTest, SubmittersWithoutATagSleepAndAreWokenInOrder)
@@ -211,7 +169,7 @@ TEST_F(ModelTest, SubmittersWithoutATagSleepAndAreWokenInOrder)
 
 TEST_F(ModelTest, UnknownSchedulerIsAClearError)
 {
-	auto d = std::make_unique<FifoDevice>(1, kMs);
+	auto d = std::make_unique<RecordingDevice>(1, kMs);
 	Config cfg;
 	cfg.scheduler = "nosuch";
 	Model m(std::move(d), cfg);
@@ -225,7 +183,7 @@ TEST_F(ModelTest, BadTunablesAreClearErrors)
 	for (auto [name, value, msg] :
 	     {std::tuple{"nosuch", "1", "scheduler noop has no tunable 'nosuch'"},
 	      std::tuple{"slice_sync", "abc", "tunable slice_sync=abc: Invalid argument"}}) {
-		auto d = std::make_unique<FifoDevice>(1, kMs);
+		auto d = std::make_unique<RecordingDevice>(1, kMs);
 		Config cfg;
 		cfg.tunables = {{name, value}};
 		Model m(std::move(d), cfg);
