@@ -49,6 +49,9 @@ options:
   --set NAME=VALUE        set a scheduler tunable (repeatable), e.g.
                           --set group_idle=0
   --seed N                seed of the jobs' random streams (default 0)
+  --nr-requests N         the queue's nr_requests (scheduler tags, 4..2048;
+                          default 2 x min(device queue depth, 128)), as
+                          /sys/block/DEV/queue/nr_requests
   --output-format F       normal (default) or json
   --output FILE           write the report to FILE instead of stdout
   --print-device-params   print the device's parameters in the parameter-file
@@ -69,6 +72,7 @@ run's total throughput.
 options:
   --device D              as for efqsim (default hdd)
   --seed N                seed of the jobs' random streams (default 0)
+  --nr-requests N         as for efqsim
   --set NAME=VALUE        a scheduler tunable (repeatable); applied to the
                           schedulers that have it, the others run without it
                           (the table notes which); one no scheduler has is
@@ -86,7 +90,8 @@ named comm[pid]), in the cgroup --map gives it.  TRACE is blktrace's binary
 per-CPU files (NAME.blktrace.0 NAME.blktrace.1 ...; merged in time order)
 or blkparse's text output.  Prints the run's report (one job per process)
 and, per cgroup, its recorded and predicted share of the bytes completed
-within the recorded span.  Documentation/sim/replay.rst.
+within the recorded span and while every mapped group was busy.
+Documentation/sim/replay.rst.
 
 options:
   --map pid=PID=GROUP[:WEIGHT]     the IOs of a traced pid go to cgroup GROUP
@@ -100,7 +105,8 @@ options:
                           closed: each IO when the IO it waited for in the
                           trace completes in the simulation, plus the
                           recorded think time
-  --device, --scheduler, --hier, --set, --seed, --output-format, --output
+  --device, --scheduler, --hier, --set, --seed, --nr-requests,
+  --output-format, --output
                           as for a job run (efqsim --help)
   --help                  this text
 )";
@@ -111,6 +117,7 @@ struct Options {
 	bool hier = true;
 	std::vector<std::pair<std::string, std::string>> tunables;
 	uint64_t seed = 0;
+	unsigned int nr_requests = 0; // 0: blk-mq's default
 	bool json = false;
 	std::string output;
 	bool print_params = false;
@@ -215,6 +222,16 @@ Options parse_args(int argc, char **argv, Command cmd)
 			if (v.empty() || *end || errno || v[0] == '-')
 				bad_input("--seed takes a non-negative integer, not '" + v + "'");
 			o.seed = n;
+		} else if (is(a, "--nr-requests")) {
+			std::string v = value(i, "--nr-requests");
+			char *end = nullptr;
+			errno = 0;
+			unsigned long n = std::strtoul(v.c_str(), &end, 10);
+			if (v.empty() || *end || errno || v[0] == '-' || n < 4 || n > 2048)
+				bad_input("--nr-requests takes an integer from 4 to 2048 (blk-mq's "
+					  "range with a scheduler), not '" +
+					  v + "'");
+			o.nr_requests = static_cast<unsigned int>(n);
 		} else if (is(a, "--output-format")) {
 			std::string v = value(i, "--output-format");
 			if (v == "json")
@@ -285,6 +302,7 @@ efqsim::run::Setup setup_of(const Options &o)
 	setup.hierarchical = o.hier;
 	setup.tunables = o.tunables;
 	setup.seed = o.seed;
+	setup.nr_requests = o.nr_requests;
 	return setup;
 }
 
@@ -299,6 +317,7 @@ int compare_main(const Options &o)
 	setup.device = o.device;
 	setup.tunables = o.tunables;
 	setup.seed = o.seed;
+	setup.nr_requests = o.nr_requests;
 	bool tty = isatty(2);
 	bool shown = false;
 	std::string current;

@@ -685,6 +685,11 @@ std::vector<report::GroupResult> Model::group_results()
 	return out;
 }
 
+unsigned int Model::nr_requests() const
+{
+	return q_ ? q_->nr_requests : 0;
+}
+
 std::map<std::string, std::string> Model::tunables()
 {
 	std::map<std::string, std::string> out;

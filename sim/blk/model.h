@@ -112,6 +112,8 @@ public:
 	std::vector<report::GroupResult> group_results();
 	// Tunables as the scheduler shows them.
 	std::map<std::string, std::string> tunables();
+	// The queue's nr_requests (scheduler tags).
+	unsigned int nr_requests() const;
 	// Each tunable with the value it starts with and the range its store
 	// accepts, found by asking the scheduler itself: the smallest and the
 	// largest value it keeps when given 0 and a huge number (it clamps).

@@ -81,6 +81,7 @@ Json efq_object(const RunResult &r)
 	o["device"] = r.device;
 	o["scheduler"] = r.scheduler;
 	o["hierarchical"] = r.hierarchical;
+	o["nr_requests"] = r.nr_requests;
 	Json t = Json::object();
 	for (const auto &[name, value] : r.tunables)
 		t[name] = value;

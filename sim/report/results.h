@@ -96,6 +96,7 @@ struct RunResult {
 	std::string device;
 	std::string scheduler;
 	bool hierarchical = true;
+	unsigned int nr_requests = 0;		     // the queue's scheduler tags
 	std::map<std::string, std::string> tunables; // name -> value as shown
 	int64_t duration_ns = 0;		     // simulated
 	std::vector<JobResult> jobs;

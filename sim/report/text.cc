@@ -162,7 +162,8 @@ void print_group_dir(std::ostream &out, const char *name, const RunResult &r, in
 void print_efq(std::ostream &out, const RunResult &r)
 {
 	out << "\nefq: device=" << r.device << ", scheduler=" << r.scheduler
-	    << ", hierarchical=" << (r.hierarchical ? 1 : 0) << ", seed=" << r.seed
+	    << ", hierarchical=" << (r.hierarchical ? 1 : 0) << ", nr_requests=" << r.nr_requests
+	    << ", seed=" << r.seed
 	    << ", duration=" << fixed(static_cast<double>(r.duration_ns) / 1e6, 3) << "msec\n";
 	out << "  tunables:";
 	if (r.tunables.empty())

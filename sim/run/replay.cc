@@ -40,14 +40,84 @@ std::string shown(const std::string &group)
 	return "/" + group;
 }
 
+// Bytes completed over time, in buckets whose width doubles whenever there
+// would be more than kMaxBuckets of them: memory stays bounded however long
+// the trace, and a window's sum is off by at most one bucket at each end
+// (1/32768 of the span).
+class Timeline {
+public:
+	// @t: ns since the timeline's origin (negative counts as 0).
+	void add(int64_t t, uint64_t bytes)
+	{
+		t = std::max<int64_t>(t, 0);
+		while (static_cast<uint64_t>(t / width_) >= kMaxBuckets) {
+			for (size_t i = 0; i < b_.size(); i += 2)
+				b_[i / 2] = b_[i] + (i + 1 < b_.size() ? b_[i + 1] : 0);
+			b_.resize((b_.size() + 1) / 2);
+			width_ *= 2;
+		}
+		size_t i = static_cast<size_t>(t / width_);
+		if (i >= b_.size())
+			b_.resize(i + 1, 0);
+		b_[i] += bytes;
+	}
+	// The bytes of the buckets whose middle lies in [from, to).
+	uint64_t sum(int64_t from, int64_t to) const
+	{
+		uint64_t s = 0;
+		for (size_t i = 0; i < b_.size(); i++) {
+			int64_t mid = static_cast<int64_t>(i) * width_ + width_ / 2;
+			if (mid >= from && mid < to)
+				s += b_[i];
+		}
+		return s;
+	}
+
+private:
+	static constexpr uint64_t kMaxBuckets = 1 << 15;
+	int64_t width_ = 100'000; // 100 us to start with
+	std::vector<uint64_t> b_;
+};
+
+// When a group had IO, in the trace (ns since its first queue) or in the
+// simulation (ns since the replay's start): from its first IO's queue or
+// submission to its last completion.
+struct Activity {
+	int64_t first = -1, last = -1;
+	void saw(int64_t start, int64_t done)
+	{
+		if (first < 0 || start < first)
+			first = start;
+		last = std::max(last, done);
+	}
+};
+
+// Narrows @w to the part of it during which @a was active.
+void narrow_to(Window &w, const Activity &a)
+{
+	if (a.first < 0) {
+		w = Window{0, 0}; // never active: no common window
+		return;
+	}
+	if (w.from < 0 && w.to < 0) {
+		w = Window{a.first, a.last};
+		return;
+	}
+	w.from = std::max(w.from, a.first);
+	w.to = std::min(w.to, a.last);
+}
+
 struct Group {
 	std::string path; // "" for the root
 	unsigned int weight = 0;
+	bool mapped = false; // named by a --map rule
 	uint64_t ios = 0, bytes = 0;
 	uint64_t rec_bytes = 0, rec_done = 0;
 	long double rec_lat = 0;
 	uint64_t sim_bytes_in_span = 0, sim_done = 0;
 	long double sim_lat = 0;
+	Activity rec_act, sim_act;
+	Timeline rec_tl, sim_tl;
 };
 
 struct Proc {
@@ -81,6 +151,7 @@ public:
 		groups_.push_back(Group{}); // the root
 		for (const MapRule &m : opt.maps) {
 			size_t g = group_of(normalize_group(m.group), m.weight);
+			groups_[g].mapped = true;
 			switch (m.kind) {
 			case MapRule::Kind::pid:
 				by_pid_.emplace(static_cast<uint32_t>(
@@ -175,6 +246,8 @@ private:
 			g.rec_bytes += x.bytes;
 			g.rec_done++;
 			g.rec_lat += r.complete_ns - r.queue_ns;
+			g.rec_act.saw(r.queue_ns - q0_, r.complete_ns - q0_);
+			g.rec_tl.add(r.complete_ns - q0_, x.bytes);
 		}
 		return x;
 	}
@@ -260,6 +333,8 @@ void Replayer::submit(const Rec &x, int64_t *sim_done_slot)
 		Group &g = groups_[q.group];
 		g.sim_done++;
 		g.sim_lat += done - now;
+		g.sim_act.saw(now - start_, done - start_);
+		g.sim_tl.add(done - start_, bytes);
 		if (done <= span_end())
 			g.sim_bytes_in_span += bytes;
 		if (sim_done_slot) {
@@ -434,6 +509,29 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 		rec_total += g.rec_bytes;
 		sim_total += g.sim_bytes_in_span;
 	}
+	// The contended window: while every mapped group with IO was busy.
+	Window rw, sw;
+	bool any_mapped = false;
+	for (const Group &g : groups_) {
+		if (!g.mapped || !g.ios)
+			continue;
+		any_mapped = true;
+		narrow_to(rw, g.rec_act);
+		narrow_to(sw, g.sim_act);
+	}
+	if (any_mapped) {
+		r.contended_recorded = rw;
+		r.contended_simulated = sw;
+	}
+	uint64_t rec_cont = 0, sim_cont = 0;
+	for (const Group &g : groups_) {
+		if (!g.mapped || !g.ios)
+			continue;
+		if (r.contended_recorded.valid())
+			rec_cont += g.rec_tl.sum(rw.from, rw.to);
+		if (r.contended_simulated.valid())
+			sim_cont += g.sim_tl.sum(sw.from, sw.to);
+	}
 	for (const Group &g : groups_) {
 		if (!g.ios)
 			continue;
@@ -451,6 +549,14 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 		row.predicted_pct = sim_total ? 100.0 * static_cast<double>(g.sim_bytes_in_span) /
 							static_cast<double>(sim_total)
 					      : 0;
+		if (g.mapped && rec_cont)
+			row.contended_recorded_pct =
+				100.0 * static_cast<double>(g.rec_tl.sum(rw.from, rw.to)) /
+				static_cast<double>(rec_cont);
+		if (g.mapped && sim_cont)
+			row.contended_predicted_pct =
+				100.0 * static_cast<double>(g.sim_tl.sum(sw.from, sw.to)) /
+				static_cast<double>(sim_cont);
 		row.recorded_lat_ms =
 			g.rec_done ? static_cast<double>(g.rec_lat / g.rec_done) / 1e6 : 0;
 		row.predicted_lat_ms =
@@ -558,6 +664,7 @@ Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, s
 	r.device = device_name;
 	r.scheduler = setup.scheduler;
 	r.hierarchical = setup.hierarchical;
+	r.nr_requests = model.nr_requests();
 	r.tunables = model.tunables();
 	return Status::ok;
 }
@@ -573,16 +680,52 @@ void print_shares(const ReplayResult &r, std::ostream &out)
 		      r.incomplete, r.unmatched, static_cast<double>(r.recorded_span_ns) / 1e9,
 		      static_cast<double>(r.simulated_span_ns) / 1e9);
 	out << line;
-	out << "Per-group share of the bytes completed within the recorded span:\n";
-	std::snprintf(line, sizeof(line), "  %-24s %6s %10s %10s %9s %9s %11s %11s\n", "group",
-		      "weight", "IOs", "MiB", "recorded", "predicted", "rec lat ms", "sim lat ms");
+	bool cont = r.contended_recorded.valid() || r.contended_simulated.valid();
+	out << "Per-group share of the bytes completed: within the recorded span";
+	if (cont) {
+		auto secs = [](const Window &w) {
+			char b[64];
+			if (w.valid())
+				std::snprintf(b, sizeof(b), "%.3f..%.3f s",
+					      static_cast<double>(w.from) / 1e9,
+					      static_cast<double>(w.to) / 1e9);
+			else
+				std::snprintf(b, sizeof(b), "none");
+			return std::string(b);
+		};
+		out << ", and while every mapped group was busy (recorded "
+		    << secs(r.contended_recorded) << ", simulated " << secs(r.contended_simulated)
+		    << ")";
+	}
+	out << ":\n";
+	std::snprintf(line, sizeof(line), "  %-24s %6s %10s %10s %9s %9s", "group", "weight", "IOs",
+		      "MiB", "recorded", "predicted");
 	out << line;
+	if (cont) {
+		std::snprintf(line, sizeof(line), " %9s %9s", "busy rec", "busy pred");
+		out << line;
+	}
+	std::snprintf(line, sizeof(line), " %11s %11s\n", "rec lat ms", "sim lat ms");
+	out << line;
+	auto pct = [](double v) {
+		char b[32];
+		if (v < 0)
+			std::snprintf(b, sizeof(b), "%9s", "-");
+		else
+			std::snprintf(b, sizeof(b), "%8.2f%%", v);
+		return std::string(b);
+	};
 	for (const ShareRow &s : r.shares) {
-		std::snprintf(line, sizeof(line),
-			      "  %-24s %6u %10" PRIu64 " %10.2f %8.2f%% %8.2f%% %11.3f %11.3f\n",
+		std::snprintf(line, sizeof(line), "  %-24s %6u %10" PRIu64 " %10.2f %s %s",
 			      s.group.c_str(), s.weight, s.ios,
-			      static_cast<double>(s.bytes) / (1 << 20), s.recorded_pct,
-			      s.predicted_pct, s.recorded_lat_ms, s.predicted_lat_ms);
+			      static_cast<double>(s.bytes) / (1 << 20), pct(s.recorded_pct).c_str(),
+			      pct(s.predicted_pct).c_str());
+		out << line;
+		if (cont)
+			out << " " << pct(s.contended_recorded_pct) << " "
+			    << pct(s.contended_predicted_pct);
+		std::snprintf(line, sizeof(line), " %11.3f %11.3f\n", s.recorded_lat_ms,
+			      s.predicted_lat_ms);
 		out << line;
 	}
 }
@@ -624,19 +767,37 @@ std::string replay_json(const ReplayResult &r)
 		      ",\n    \"ios\": %" PRIu64 ",\n    \"merged\": %" PRIu64
 		      ",\n    \"incomplete\": %" PRIu64 ",\n    \"unmatched_completions\": %" PRIu64
 		      ",\n    \"recorded_span_ns\": %" PRId64
-		      ",\n    \"simulated_span_ns\": %" PRId64 ",\n    \"groups\": [",
+		      ",\n    \"simulated_span_ns\": %" PRId64,
 		      r.mode == ReplayMode::open ? "open" : "closed", r.events, r.ios, r.merges,
 		      r.incomplete, r.unmatched, r.recorded_span_ns, r.simulated_span_ns);
 	std::string rp = b;
+	auto window = [](const Window &w) {
+		if (!w.valid())
+			return std::string("null");
+		return "[" + std::to_string(w.from) + ", " + std::to_string(w.to) + "]";
+	};
+	auto pct = [](double v) {
+		if (v < 0)
+			return std::string("null");
+		char n[32];
+		std::snprintf(n, sizeof(n), "%.6g", v);
+		return std::string(n);
+	};
+	rp += ",\n    \"contended_recorded_ns\": " + window(r.contended_recorded) +
+	      ",\n    \"contended_simulated_ns\": " + window(r.contended_simulated) +
+	      ",\n    \"groups\": [";
 	for (size_t i = 0; i < r.shares.size(); i++) {
 		const ShareRow &s = r.shares[i];
 		std::snprintf(b, sizeof(b),
 			      "%s\n      {\"group\": %s, \"weight\": %u, \"ios\": %" PRIu64
 			      ", \"bytes\": %" PRIu64
 			      ", \"recorded_pct\": %.6g, \"predicted_pct\": "
-			      "%.6g, \"recorded_lat_ms\": %.6g, \"predicted_lat_ms\": %.6g}",
+			      "%.6g, \"contended_recorded_pct\": %s, \"contended_predicted_pct\": "
+			      "%s, \"recorded_lat_ms\": %.6g, \"predicted_lat_ms\": %.6g}",
 			      i ? "," : "", quoted(s.group).c_str(), s.weight, s.ios, s.bytes,
-			      s.recorded_pct, s.predicted_pct, s.recorded_lat_ms,
+			      s.recorded_pct, s.predicted_pct,
+			      pct(s.contended_recorded_pct).c_str(),
+			      pct(s.contended_predicted_pct).c_str(), s.recorded_lat_ms,
 			      s.predicted_lat_ms);
 		rp += b;
 	}

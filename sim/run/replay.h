@@ -39,6 +39,13 @@ struct ReplayOptions {
 	ReplayMode mode = ReplayMode::open;
 };
 
+// A span of time in ns: in the trace since its first queue, in the
+// simulation since the replay's start.  {-1, -1}: none.
+struct Window {
+	int64_t from = -1, to = -1;
+	bool valid() const { return from >= 0 && to > from; }
+};
+
 // Recorded vs simulated, per cgroup.  Shares are of the bytes all groups
 // completed within the recorded span (the time from the first queue to the
 // last event of the trace, measured from the replay's start).
@@ -49,6 +56,11 @@ struct ShareRow {
 	uint64_t bytes = 0;
 	double recorded_pct = 0;
 	double predicted_pct = 0;
+	// The same within the contended window (ReplayResult): the share each
+	// mapped group got while every mapped group was busy; -1 for groups
+	// no --map names and when there is no such window.
+	double contended_recorded_pct = -1;
+	double contended_predicted_pct = -1;
 	double recorded_lat_ms = 0;  // mean queue-to-completion in the trace
 	double predicted_lat_ms = 0; // mean submission-to-completion simulated
 };
@@ -64,6 +76,13 @@ struct ReplayResult {
 	uint64_t unmatched = 0;	 // completions of IO queued before the trace
 	int64_t recorded_span_ns = 0;
 	int64_t simulated_span_ns = 0; // first submission to last completion
+	// While every group a --map names (and that has IO) was busy: from the
+	// latest of their first IOs to the earliest of their last completions,
+	// in the trace and in the simulation.  In closed loop each group
+	// replays a fixed set of IOs, so once one group has run out, the others
+	// have the disk to themselves and the whole span's shares drift back to
+	// the recorded ones; the contended shares are what the weights decide.
+	Window contended_recorded, contended_simulated;
 };
 
 // Replays @opt.traces under @setup (device, scheduler, hierarchical,

@@ -130,6 +130,7 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 	r.device = device_name;
 	r.scheduler = setup.scheduler;
 	r.hierarchical = setup.hierarchical;
+	r.nr_requests = model.nr_requests();
 	r.tunables = model.tunables();
 	r.duration_ns = end - start;
 	r.jobs = engine.results();

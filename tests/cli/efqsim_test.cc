@@ -94,6 +94,44 @@ TEST(Efqsim, TunablesAreAppliedAndReported)
 	EXPECT_EQ(j["efq"]["tunables"]["slice_sync"], "50");
 }
 
+TEST(Efqsim, NrRequestsIsAppliedAndReported)
+{
+	// blk-mq's default: 2 x min(queue depth, 128); the hdd model queues 31
+	Result d = efqsim(example("two-groups.fio"));
+	ASSERT_EQ(d.status, 0) << d.out;
+	EXPECT_NE(d.out.find(", nr_requests=62, "), std::string::npos) << d.out;
+	// Two groups with 32 IOs in flight each on a depth-2 device: with
+	// blk-mq's default of 4 scheduler tags (2 x the depth) the requests
+	// wait for a tag, where the weights cannot act; with 64 (what
+	// tests/vm/40-fairness.sh sets) they wait in the scheduler.
+	std::string path = ::testing::TempDir() + "deep.fio";
+	std::ofstream(path) << "[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\n"
+			       "iodepth=32\nruntime=1\ntime_based\nsize=512m\n"
+			       "[a]\ncgroup=a\ncgroup_weight=1000\n"
+			       "[b]\ncgroup=b\ncgroup_weight=500\noffset=1g\n";
+	std::string dev = "--device null:latency_us=1000,queue_depth=2 ";
+	Result four = efqsim(dev + "--output-format json " + path);
+	Result many = efqsim(dev + "--nr-requests 64 --output-format json " + path);
+	ASSERT_EQ(four.status, 0) << four.out;
+	ASSERT_EQ(many.status, 0) << many.out;
+	auto efq = [](const Result &r) { return nlohmann::json::parse(r.out)["efq"]; };
+	EXPECT_EQ(efq(four)["nr_requests"], 4);
+	EXPECT_EQ(efq(many)["nr_requests"], 64);
+	auto ratio = [&](const Result &r) {
+		double a = 0, b = 0;
+		nlohmann::json e = efq(r);
+		for (const auto &g : e["groups"]) {
+			if (g["path"] == "/a")
+				a = g["disk_time_ms"];
+			if (g["path"] == "/b")
+				b = g["disk_time_ms"];
+		}
+		return b > 0 ? a / b : 0;
+	};
+	EXPECT_NEAR(ratio(four), 1.0, 0.1);
+	EXPECT_GT(ratio(many), 1.3);
+}
+
 TEST(Efqsim, OutputFileReceivesTheReport)
 {
 	std::string path = ::testing::TempDir() + "efqsim_out.json";
@@ -135,6 +173,9 @@ INSTANTIATE_TEST_SUITE_P(
 		BadInput{"--set nosuch=1 @EX", "scheduler noop has no tunable 'nosuch'"},
 		BadInput{"--set slice_sync=abc @EX", "tunable slice_sync=abc: Invalid argument"},
 		BadInput{"--seed -1 @EX", "--seed takes a non-negative integer"},
+		BadInput{"--nr-requests 3 @EX", "--nr-requests takes an integer from 4 to 2048"},
+		BadInput{"--nr-requests 2049 @EX", "--nr-requests takes an integer from 4 to 2048"},
+		BadInput{"--nr-requests 64k @EX", "not '64k'"},
 		BadInput{"--output-format xml @EX", "--output-format takes normal or json"},
 		BadInput{"--device floppy @EX", "floppy"},
 		BadInput{"/nonexistent.fio", "/nonexistent.fio"},

@@ -36,6 +36,7 @@ inline RunResult two_groups()
 	RunResult r;
 	r.efqsim_version = "0.1";
 	r.seed = 42;
+	r.nr_requests = 62;
 	r.device = "hdd";
 	r.scheduler = "noop";
 	r.hierarchical = true;

@@ -156,6 +156,7 @@ TEST(ReportJson, EfqObjectHasSchedulerTunablesAndGroups)
 	EXPECT_EQ(e["device"], "hdd");
 	EXPECT_EQ(e["scheduler"], "noop");
 	EXPECT_EQ(e["hierarchical"], true);
+	EXPECT_EQ(e["nr_requests"], 62);
 	EXPECT_EQ(e["tunables"],
 		  json({{"fairness", "1"}, {"quantum", "4"}, {"slice_sync", "100"}}));
 	EXPECT_EQ(e["seed"], 42);

@@ -152,8 +152,9 @@ TEST(ReportText, GroupReportingPrintsOneBlockPerGroupNamedAfterItsFirstJob)
 TEST(ReportText, EfqSectionShowsDeviceSchedulerTunablesAndGroupTable)
 {
 	std::string t = text(two_groups());
-	EXPECT_EQ(line_starting(t, "efq:"), "efq: device=hdd, scheduler=noop, hierarchical=1, "
-					    "seed=42, duration=30000.000msec");
+	EXPECT_EQ(line_starting(t, "efq:"),
+		  "efq: device=hdd, scheduler=noop, hierarchical=1, nr_requests=62, "
+		  "seed=42, duration=30000.000msec");
 	// Tunables by name.
 	EXPECT_EQ(line_starting(t, "  tunables:"),
 		  "  tunables: fairness=1, quantum=4, slice_sync=100");

@@ -180,6 +180,78 @@ TEST(Replay, OpenLoopPredictsTheWeightedShareUnderContention)
 	EXPECT_NE(out.str().find("/a"), std::string::npos) << out.str();
 }
 
+// Two depth-1 readers, 200 IOs each, recorded side by side at equal speed.
+// Replayed in closed loop at 1000:500 the first group runs out of IOs while
+// the second still has a third of its own: over the whole span each group
+// completes all its bytes (the shares of the span drift back towards the
+// recorded 50%), while every mapped group is busy the weights decide.
+TEST(Replay, ContendedWindowIsWhileEveryMappedGroupIsBusy)
+{
+	std::vector<trace::Event> evs;
+	for (int i = 0; i < 200; i++) {
+		for (uint32_t pid : {1u, 2u}) {
+			int64_t t = i * 1'000'000 + pid * 1000;
+			uint64_t sector = (pid * 1'000'000 + i * 8);
+			trace::Event q = trace::testgen::ev(t, 0, pid, 'Q', trace::kData, sector, 8,
+							    pid == 1 ? "a" : "b");
+			trace::Event c = trace::testgen::ev(t + 990'000, 0, pid, 'C', trace::kData,
+							    sector, 8, pid == 1 ? "a" : "b");
+			evs.push_back(q);
+			evs.push_back(c);
+		}
+	}
+	std::stable_sort(evs.begin(), evs.end(), [](const trace::Event &x, const trace::Event &y) {
+		return x.time_ns < y.time_ns;
+	});
+	for (size_t i = 0; i < evs.size(); i++)
+		evs[i].seq = i + 1;
+	std::string path = ::testing::TempDir() + "efq-window.txt";
+	trace::testgen::write_file(path, trace::testgen::text({evs}));
+	ReplayOptions o;
+	o.traces = {path};
+	o.mode = ReplayMode::closed;
+	std::string err;
+	MapRule a, b;
+	ASSERT_TRUE(parse_map("comm=a=a:1000", &a, &err));
+	ASSERT_TRUE(parse_map("comm=b=b:500", &b, &err));
+	o.maps = {a, b};
+	run::Setup s;
+	s.device = "null:latency_us=1000,queue_depth=1";
+	s.scheduler = "noop";
+	ReplayResult r;
+	ASSERT_EQ(replay(s, o, &r, &err), Status::ok) << err;
+	ASSERT_EQ(r.shares.size(), 2u);
+	const ShareRow &ra = r.shares[0], &rb = r.shares[1];
+	EXPECT_EQ(ra.group, "/a");
+	// recorded: both busy from the first to the last millisecond, 50:50
+	ASSERT_TRUE(r.contended_recorded.valid());
+	EXPECT_LE(r.contended_recorded.to, r.recorded_span_ns);
+	EXPECT_NEAR(ra.contended_recorded_pct, 50, 1);
+	EXPECT_NEAR(ra.contended_recorded_pct + rb.contended_recorded_pct, 100, 1e-9);
+	// simulated: the window ends when /a is done, /b goes on alone
+	ASSERT_TRUE(r.contended_simulated.valid());
+	EXPECT_LT(r.contended_simulated.to, r.simulated_span_ns * 0.9);
+	EXPECT_NEAR(ra.contended_predicted_pct, 100.0 * 2 / 3, 3) << rb.contended_predicted_pct;
+	EXPECT_NEAR(ra.contended_predicted_pct + rb.contended_predicted_pct, 100, 1e-9);
+	std::ostringstream out;
+	print_shares(r, out);
+	EXPECT_NE(out.str().find("busy rec busy pred"), std::string::npos) << out.str();
+	EXPECT_NE(out.str().find("while every mapped group was busy (recorded 0.000..0.200 s"),
+		  std::string::npos)
+		<< out.str();
+
+	// Without --map there is no contended window: no columns, -1 in the rows.
+	o.maps.clear();
+	ASSERT_EQ(replay(s, o, &r, &err), Status::ok) << err;
+	EXPECT_FALSE(r.contended_recorded.valid());
+	EXPECT_FALSE(r.contended_simulated.valid());
+	for (const ShareRow &row : r.shares)
+		EXPECT_EQ(row.contended_predicted_pct, -1);
+	std::ostringstream none;
+	print_shares(r, none);
+	EXPECT_EQ(none.str().find("busy rec"), std::string::npos) << none.str();
+}
+
 TEST(Replay, BadTraceIsBadInput)
 {
 	std::string path = ::testing::TempDir() + "efq-bad.txt";

@@ -34,20 +34,6 @@ job() { # NAME OFFSET
 		--iodepth=8 --offset=$2 --size=1g --runtime=$RT --time_based --minimal
 }
 
-# rios CGROUP: reads completed on the device for the cgroup (io.stat)
-rios() {
-	awk -v d="$DEV" '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) { sub(/rios=/, "", $i); print $i; f = 1 } }
-		END { if (!f) print 0 }' "$CG/$1/io.stat"
-}
-
-# start both groups together: each waits for /tmp/go before exec'ing fio
-go_in_cg() { # CGROUP OUT CMD...
-	_c=$1 _o=$2
-	shift 2
-	sh -c 'echo $$ > "$0/cgroup.procs" && while [ ! -e /tmp/go ]; do usleep 5000; done && exec "$@"' \
-		"$CG/$_c" "$@" >"$_o" 2>&1 &
-}
-
 rows=""
 for s in deadline-fq as noop none bfq cfq; do
 	if ! set_sched $D $s; then
@@ -69,10 +55,10 @@ for s in deadline-fq as noop none bfq cfq; do
 	touch /tmp/go
 	sleep 2
 	h0=$(cg_value hi io.efq.disk_time $DEV) l0=$(cg_value lo io.efq.disk_time $DEV)
-	rh0=$(rios hi) rl0=$(rios lo)
+	rh0=$(rios hi $DEV) rl0=$(rios lo $DEV)
 	sleep $WIN
 	h1=$(cg_value hi io.efq.disk_time $DEV) l1=$(cg_value lo io.efq.disk_time $DEV)
-	rh1=$(rios hi) rl1=$(rios lo)
+	rh1=$(rios hi $DEV) rl1=$(rios lo $DEV)
 	wait_pid $ph 20 || fail "fairness $s: fio in hi ends"
 	wait_pid $pl 20 || fail "fairness $s: fio in lo ends"
 	[ -f $DBG/block/$D/sched/service_trees ] &&

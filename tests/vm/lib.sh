@@ -229,6 +229,21 @@ in_cg() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$_c" "$@" >"$_o" 2>&1 &
 }
 
+# go_in_cg CGROUP OUTFILE CMD...: like in_cg, but CMD starts only once
+# /tmp/go exists, so that several groups can start together
+go_in_cg() {
+	_c=$1 _o=$2
+	shift 2
+	sh -c 'echo $$ > "$0/cgroup.procs" && while [ ! -e /tmp/go ]; do usleep 5000; done && exec "$@"' \
+		"$CG/$_c" "$@" >"$_o" 2>&1 &
+}
+
+# rios CGROUP MAJ:MIN: reads the device completed for CGROUP (io.stat)
+rios() {
+	awk -v d="$2" '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) { sub(/rios=/, "", $i); print $i; f = 1 } }
+		END { if (!f) print 0 }' "$CG/$1/io.stat"
+}
+
 # --- fio ------------------------------------------------------------------------
 # Terse (--minimal) v3 fields: 5 error; read 7 bw KiB/s, 8 IOPS, 15 clat max
 # (usec); write = read + 41.
