@@ -102,9 +102,10 @@ options:
                           cgroup rules; unmapped IO runs in the root group;
                           GROUP is a path such as a or db/a, WEIGHT 100..1000)
   --mode open|closed      open (default): each IO at its recorded queue time;
-                          closed: each IO when the IO it waited for in the
-                          trace completes in the simulation, plus the
-                          recorded think time
+                          closed: each IO once its process has completed as
+                          many IOs in the simulation as it had in the trace
+                          when the IO was queued, plus the recorded think
+                          time
   --device, --scheduler, --hier, --set, --seed, --nr-requests,
   --output-format, --output
                           as for a job run (efqsim --help)

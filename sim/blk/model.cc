@@ -143,6 +143,10 @@ bool Model::init(std::string *err)
 	q_->limits.max_sectors = 2560; // max_sectors_kb 1280
 	q_->limits.max_hw_sectors = 2560;
 	q_->limits.logical_block_size = 512;
+	// as a driver says so (null_blk, sd for a non-rotational disk): cfq
+	// does not idle on a queueing non-rotational device
+	if (!dev_->rotational())
+		set_bit(QUEUE_FLAG_NONROT, &q_->queue_flags);
 	if (sim_queue_init(q_.get(), disk_.get())) {
 		*err = "out of memory setting up the queue";
 		return false;

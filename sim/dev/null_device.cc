@@ -19,6 +19,7 @@ const std::vector<Param<NullParams>> &null_param_table()
 		{"queue_depth", "", "requests accepted at once", 1, 4096, &P::queue_depth},
 		{"latency_us", "us", "time from submission to completion", 0, 1e7, &P::latency_us},
 		{"bandwidth_mbps", "MB/s", "bandwidth cap (0: none)", 0, 1e6, &P::bandwidth_mbps},
+		{"rotational", "", "the queue says rotational (cfq idles)", 0, 1, &P::rotational},
 	};
 	return table;
 }

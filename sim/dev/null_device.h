@@ -17,6 +17,7 @@ struct NullParams {
 	uint32_t queue_depth = 64;
 	double latency_us = 100;
 	double bandwidth_mbps = 0; // 0: no cap
+	bool rotational = false;   // as /sys/block/nullbN/queue/rotational
 };
 
 const std::vector<Param<NullParams>> &null_param_table();
@@ -28,7 +29,7 @@ public:
 
 	std::string name() const override { return "null"; }
 	uint32_t queue_depth() const override { return p_.queue_depth; }
-	bool rotational() const override { return false; }
+	bool rotational() const override { return p_.rotational; }
 	uint64_t capacity_sectors() const override { return p_.capacity_sectors; }
 	uint32_t in_flight() const override { return in_flight_; }
 	void submit(const Request &rq, int64_t now) override;

@@ -127,8 +127,10 @@ struct Proc {
 	workload::TaskId task = 0;
 	report::JobResult job;
 	int64_t first[2] = {-1, -1}, last[2] = {0, 0};
-	// Closed loop: this process's records not yet issued, in order.
+	// Closed loop: this process's records not yet issued, in order, and
+	// the times its IOs completed in the simulation, in order.
 	std::deque<size_t> queue;
+	std::vector<int64_t> sim_done;
 	int64_t last_issue = -1; // simulated, of the previous record
 	int64_t last_queue = 0;	 // recorded, of the previous record
 };
@@ -140,8 +142,10 @@ struct Rec {
 	uint32_t bytes = 0;
 	uint32_t rwbs = 0;
 	size_t proc = 0;
-	int64_t anchor = -1;   // closed loop: the IO this one waits for
-	int64_t sim_done = -1; // closed loop
+	// Closed loop: the process had completed @need IOs in the trace when
+	// this one was queued, the last of them at @need_at.
+	uint64_t need = 0;
+	int64_t need_at = -1;
 };
 
 class Replayer {
@@ -252,7 +256,7 @@ private:
 		return x;
 	}
 
-	void submit(const Rec &x, int64_t *sim_done_slot);
+	void submit(const Rec &x, bool closed);
 	// Simulated time at the end of the recorded span.  Open loop: the
 	// trace is still being read, but its last event read so far is
 	// always past the simulated present (a record is read before its
@@ -301,7 +305,7 @@ private:
 	void feed();
 };
 
-void Replayer::submit(const Rec &x, int64_t *sim_done_slot)
+void Replayer::submit(const Rec &x, bool closed)
 {
 	Proc &p = procs_[x.proc];
 	workload::Io io;
@@ -319,7 +323,7 @@ void Replayer::submit(const Rec &x, int64_t *sim_done_slot)
 		p.first[d] = now;
 	size_t proc = x.proc;
 	uint32_t bytes = x.bytes;
-	model_.submit(p.task, io, [this, proc, d, now, bytes, sim_done_slot](int64_t done) {
+	model_.submit(p.task, io, [this, proc, d, now, bytes, closed](int64_t done) {
 		completed_++;
 		last_done_ = std::max(last_done_, done);
 		Proc &q = procs_[proc];
@@ -337,8 +341,8 @@ void Replayer::submit(const Rec &x, int64_t *sim_done_slot)
 		g.sim_tl.add(done - start_, bytes);
 		if (done <= span_end())
 			g.sim_bytes_in_span += bytes;
-		if (sim_done_slot) {
-			*sim_done_slot = done;
+		if (closed) {
+			q.sim_done.push_back(done);
 			pump(proc);
 		}
 	});
@@ -354,7 +358,7 @@ void Replayer::feed()
 		return;
 	}
 	Rec x = make_rec(next_, proc);
-	submit(x, nullptr);
+	submit(x, false);
 	if (!builder_->next(&next_)) {
 		more_ = false;
 		return;
@@ -365,8 +369,12 @@ void Replayer::feed()
 }
 
 // Closed loop: issue this process's next records whose dependencies are
-// met: the IO they wait for has completed in the simulation, and the
-// process's previous IO has been issued.
+// met: the process has completed in the simulation as many IOs as it had
+// in the trace when the record was queued, and its previous record has
+// been issued.  A count, not a particular IO: a process with several IOs in
+// flight (libaio, io_uring) refills whichever slot frees first, and the
+// simulated scheduler may complete them in another order than the
+// recorded one.
 void Replayer::pump(size_t proc)
 {
 	Proc &p = procs_[proc];
@@ -374,11 +382,10 @@ void Replayer::pump(size_t proc)
 		size_t i = p.queue.front();
 		Rec &x = recs_[i];
 		int64_t t;
-		if (x.anchor >= 0) {
-			const Rec &a = recs_[static_cast<size_t>(x.anchor)];
-			if (a.sim_done < 0)
-				return; // pumped again when it completes
-			t = a.sim_done + (x.queue_ns - a.complete_ns);
+		if (x.need) {
+			if (p.sim_done.size() < x.need)
+				return; // pumped again at the next completion
+			t = p.sim_done[x.need - 1] + (x.queue_ns - x.need_at);
 		} else if (p.last_issue >= 0) {
 			t = p.last_issue + (x.queue_ns - p.last_queue);
 		} else {
@@ -388,7 +395,7 @@ void Replayer::pump(size_t proc)
 		p.last_issue = t;
 		p.last_queue = x.queue_ns;
 		p.queue.pop_front();
-		model_.at(t, [this, i] { submit(recs_[i], &recs_[i].sim_done); });
+		model_.at(t, [this, i] { submit(recs_[i], true); });
 	}
 }
 
@@ -408,16 +415,13 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 		more_ = true;
 		model_.at(start_, [this] { feed(); });
 	} else {
-		// Every record in memory, each with the IO it waits for: the
-		// latest of the same process completed (in the trace) before it
-		// was queued.
-		struct Done {
-			int64_t c;
-			size_t i;
-			bool operator>(const Done &o) const { return c > o.c; }
-		};
-		std::vector<std::priority_queue<Done, std::vector<Done>, std::greater<Done>>> heaps;
-		std::vector<int64_t> anchor;
+		// Every record in memory, each with what it waits for: the
+		// number of the process's IOs completed (in the trace) before
+		// it was queued, and when the last of them completed.
+		using MinHeap = std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>>;
+		std::vector<MinHeap> heaps;
+		std::vector<uint64_t> done;
+		std::vector<int64_t> last;
 		do {
 			size_t proc;
 			if (!sane(next_)) {
@@ -428,18 +432,21 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 				return Status::bad_input;
 			if (heaps.size() < procs_.size()) {
 				heaps.resize(procs_.size());
-				anchor.resize(procs_.size(), -1);
+				done.resize(procs_.size(), 0);
+				last.resize(procs_.size(), -1);
 			}
 			Rec x = make_rec(next_, proc);
-			auto &h = heaps[proc];
-			while (!h.empty() && h.top().c <= x.queue_ns) {
-				anchor[proc] = static_cast<int64_t>(h.top().i);
+			MinHeap &h = heaps[proc];
+			while (!h.empty() && h.top() <= x.queue_ns) {
+				done[proc]++;
+				last[proc] = h.top();
 				h.pop();
 			}
-			x.anchor = anchor[proc];
+			x.need = done[proc];
+			x.need_at = last[proc];
 			size_t i = recs_.size();
 			if (x.complete_ns >= 0)
-				h.push(Done{x.complete_ns, i});
+				h.push(x.complete_ns);
 			recs_.push_back(x);
 			procs_[proc].queue.push_back(i);
 		} while (b.next(&next_));
