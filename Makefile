@@ -113,6 +113,7 @@ format: setup
 
 format-check: setup
 	@scripts/format --check
+	@scripts/docs-check
 
 clean:
 	rm -rf $(TEST_DIR) $(BENCH_DIR) build/kmod build/check
