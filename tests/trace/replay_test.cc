@@ -142,6 +142,20 @@ TEST(Replay, ClosedLoopTextFixture)
 // Two processes queue the same random reads at the same rate, far more
 // than a disk does: recorded 50/50, but cfq with weights 1000:250 serves
 // group a more within the recorded span.
+// Processes named a and b in groups /a (weight 1000) and /b (@weight_b).
+ReplayOptions comm_groups(const std::string &path, ReplayMode mode, unsigned int weight_b)
+{
+	ReplayOptions o;
+	o.traces = {path};
+	o.mode = mode;
+	MapRule a, b;
+	std::string err;
+	EXPECT_TRUE(parse_map("comm=a=a:1000", &a, &err)) << err;
+	EXPECT_TRUE(parse_map("comm=b=b:" + std::to_string(weight_b), &b, &err)) << err;
+	o.maps = {a, b};
+	return o;
+}
+
 TEST(Replay, OpenLoopPredictsTheWeightedShareUnderContention)
 {
 	std::vector<trace::Event> evs;
@@ -159,13 +173,8 @@ TEST(Replay, OpenLoopPredictsTheWeightedShareUnderContention)
 	}
 	std::string path = ::testing::TempDir() + "efq-contention.txt";
 	trace::testgen::write_file(path, trace::testgen::text({evs}));
-	ReplayOptions o;
-	o.traces = {path};
+	ReplayOptions o = comm_groups(path, ReplayMode::open, 250);
 	std::string err;
-	MapRule a, b;
-	ASSERT_TRUE(parse_map("comm=a=a:1000", &a, &err));
-	ASSERT_TRUE(parse_map("comm=b=b:250", &b, &err));
-	o.maps = {a, b};
 	run::Setup s;
 	s.device = "hdd";
 	s.scheduler = "cfq";
@@ -207,14 +216,8 @@ TEST(Replay, ContendedWindowIsWhileEveryMappedGroupIsBusy)
 		evs[i].seq = i + 1;
 	std::string path = ::testing::TempDir() + "efq-window.txt";
 	trace::testgen::write_file(path, trace::testgen::text({evs}));
-	ReplayOptions o;
-	o.traces = {path};
-	o.mode = ReplayMode::closed;
+	ReplayOptions o = comm_groups(path, ReplayMode::closed, 500);
 	std::string err;
-	MapRule a, b;
-	ASSERT_TRUE(parse_map("comm=a=a:1000", &a, &err));
-	ASSERT_TRUE(parse_map("comm=b=b:500", &b, &err));
-	o.maps = {a, b};
 	run::Setup s;
 	s.device = "null:latency_us=1000,queue_depth=1";
 	s.scheduler = "noop";
