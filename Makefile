@@ -40,7 +40,7 @@ help:
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
 	@echo "make patches       the patch series for a kernel tree, into out/patches/"
 	@echo "make intree-check  apply the series to linux-source-6.1 and build block/ (=y, =m)"
-	@echo "make vmtest-patched  build and boot a patched kernel under qemu (slow, manual)"
+	@echo "make vmtest-patched  build a patched kernel, run the VM suite on it built in (slow, manual)"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
@@ -88,8 +88,10 @@ run: setup
 #                 checked (checkpatch --strict, git am, patch -p1)
 # intree-check:   the series applied to linux-source-6.1, block/ built =y and
 #                 =m with sparse and modpost; plus vmtest-patched's dry run
-# vmtest-patched: a patched kernel booted under qemu (slow: a kernel build;
-#                 manual, not part of make test)
+# vmtest-patched: a patched kernel with efq built in, booted under qemu; the
+#                 VM suite (tests/vm/) in built-in mode (slow: a kernel
+#                 build; manual, not part of make test; efqsim lists the
+#                 tunables: needs build)
 .PHONY: patches intree-check vmtest-patched
 patches: setup
 	@scripts/mkpatches
@@ -98,7 +100,7 @@ intree-check: patches
 	@JOBS=$(JOBS) scripts/intree-check
 	@scripts/vmtest-patched --dry-run
 
-vmtest-patched: patches
+vmtest-patched: patches build
 	@JOBS=$(JOBS) scripts/vmtest-patched
 
 # --- benchmarks -------------------------------------------------------------

@@ -15,6 +15,13 @@ EFQ_MODULES="efq cfq-iosched deadline-fq-iosched as-iosched noop-iosched"
 # cfq last: a scheduler that stalls a device is then the last one tried on it
 EFQ_SCHEDS="deadline-fq as noop cfq"
 KMODS=/lib/modules/$(uname -r)
+# Built-in mode (`make vmtest-patched`: vmtest.builtin=1 on the kernel command
+# line): configfs, null_blk, bfq and efq are part of the kernel, there is no
+# module to load or unload.
+case " $(cat /proc/cmdline) " in
+*" vmtest.builtin=1 "*) BUILTIN=1 ;;
+*) BUILTIN=0 ;;
+esac
 
 log() { echo "vmtest: $*"; }
 
