@@ -24,12 +24,13 @@
  * wait re-run the hardware queues.
  *
  * Per-process statistics (think time and seek distance, decaying means)
- * are kept in a small per-device table keyed by the pid of the task that
- * allocated the request, not by io_context: threads sharing an io_context
- * are seen as different processes, and when the table is full of
- * processes with requests outstanding a newcomer is not tracked and never
- * anticipated.  Entries of processes with nothing queued or in flight are
- * recycled, least recently used first.
+ * live in the io_cq of the submitter's io_context on this device, as
+ * cfq's per-process state does: tasks that share an io_context (CLONE_IO)
+ * are one process to AS, as they were to 2.6.31's AS, whose as_io_context
+ * hung off the io_context.  The io_cq is looked up (or made) when a
+ * request is allocated and the request holds a reference on the
+ * io_context until it is freed; when the task exits, AS stops waiting for
+ * it.
  *
  * Groups.  Each group (cgroup) of a device has one as_queue; the engine
  * picks the group to serve and gives it a time slice, and within the
@@ -80,9 +81,6 @@
 /* A read this close to the head (sectors) is as good as the one awaited. */
 #define AS_CLOSE_SECTORS		128
 
-/* Processes whose statistics are kept per device. */
-#define AS_NR_PROCS			32
-
 /* Think times longer than this are counted as this (ns). */
 #define AS_TTIME_CAP_NS			NSEC_PER_SEC
 
@@ -97,9 +95,7 @@ enum as_antic_status {
 };
 
 /**
- * struct as_proc - what AS knows about one submitting process
- * @pid: the process; valid while @used
- * @used: the slot holds a process
+ * struct as_proc - what AS knows about one submitting process (io_context)
  * @nr_queued: its sync requests in the scheduler
  * @nr_dispatched: its sync requests in flight
  * @last_end: when its last sync request completed (ns), 0 if none yet
@@ -111,11 +107,8 @@ enum as_antic_status {
  * @seek_samples: decaying sample count, in 1/256
  * @seek_total: decaying sum of seek distances (sectors, x256)
  * @seek_mean: mean seek distance (sectors)
- * @stamp: last use, for recycling
  */
 struct as_proc {
-	int pid;
-	bool used;
 	unsigned int nr_queued;
 	unsigned int nr_dispatched;
 	u64 last_end;
@@ -127,7 +120,16 @@ struct as_proc {
 	u64 seek_samples;
 	u64 seek_total;
 	u64 seek_mean;
-	u64 stamp;
+};
+
+/**
+ * struct as_io_cq - a process's io_cq on a device under AS
+ * @icq: the block layer's part; must come first
+ * @proc: AS's statistics of the process
+ */
+struct as_io_cq {
+	struct io_cq icq;
+	struct as_proc proc;
 };
 
 /**
@@ -176,8 +178,6 @@ struct as_queue {
  * @switch_queue: an expiry was refused; drain so that it can happen
  * @nr_dispatched: requests in flight
  * @last_sector: head position after the last request, per direction
- * @procs: per-process statistics
- * @proc_clock: stamps for @procs
  * @fifo_expire: read_expire, write_expire (ns), by direction
  * @batch_expire: read_batch_expire, write_batch_expire (ns), by direction
  * @antic_expire: antic_expire (ns); 0 disables anticipation
@@ -200,8 +200,6 @@ struct as_data {
 	bool switch_queue;
 	unsigned int nr_dispatched;
 	sector_t last_sector[2];
-	struct as_proc procs[AS_NR_PROCS];
-	u64 proc_clock;
 	u64 fifo_expire[2];
 	u64 batch_expire[2];
 	u64 antic_expire;
@@ -209,7 +207,8 @@ struct as_data {
 
 /*
  * rq->elv.priv[0]: the request's efq_queue (NULL until inserted).
- * rq->elv.priv[1]: the submitter's pid << 1, bit 0 set once dispatched.
+ * rq->elv.priv[1]: bit 0 set once dispatched.
+ * rq->elv.icq: the submitter's io_cq (its as_io_cq).
  */
 #define AS_PRIV_DISPATCHED	1UL
 
@@ -223,11 +222,6 @@ static inline struct as_queue *as_rq_aq(struct request *rq)
 	struct efq_queue *ioq = as_rq_ioq(rq);
 
 	return ioq ? ioq->sched_queue : NULL;
-}
-
-static inline int as_rq_pid(struct request *rq)
-{
-	return (int)((uintptr_t)rq->elv.priv[1] >> 1);
 }
 
 static inline bool as_rq_dispatched(struct request *rq)
@@ -252,43 +246,12 @@ static inline struct as_queue *as_active_aq(struct as_data *ad)
 
 /* --- per-process statistics ---------------------------------------------- */
 
-static struct as_proc *as_find_proc(struct as_data *ad, int pid, bool create)
+/* The statistics of the process that allocated @rq (NULL without io_cq). */
+static struct as_proc *as_rq_proc(struct request *rq)
 {
-	struct as_proc *p, *victim = NULL;
-	int i;
+	struct io_cq *icq = rq->elv.icq;
 
-	for (i = 0; i < AS_NR_PROCS; i++) {
-		p = &ad->procs[i];
-		if (p->used && p->pid == pid) {
-			p->stamp = ++ad->proc_clock;
-			return p;
-		}
-	}
-	if (!create)
-		return NULL;
-	for (i = 0; i < AS_NR_PROCS; i++) {
-		p = &ad->procs[i];
-		if (!p->used) {
-			victim = p;
-			break;
-		}
-		if (p->nr_queued || p->nr_dispatched || p == ad->antic_proc)
-			continue;
-		if (!victim || p->stamp < victim->stamp)
-			victim = p;
-	}
-	if (!victim)
-		return NULL;
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->pid = pid;
-	victim->stamp = ++ad->proc_clock;
-	return victim;
-}
-
-static struct as_proc *as_rq_proc(struct as_data *ad, struct request *rq)
-{
-	return as_find_proc(ad, as_rq_pid(rq), false);
+	return icq ? &container_of(icq, struct as_io_cq, icq)->proc : NULL;
 }
 
 static u64 as_decay(u64 *samples, u64 *total, u64 value)
@@ -365,7 +328,7 @@ static void as_remove_request(struct as_data *ad, struct as_queue *aq,
 	if (aq->next_rq[dir] == rq)
 		as_update_next(ad, aq, dir);
 	if (dir == AS_SYNC) {
-		p = as_rq_proc(ad, rq);
+		p = as_rq_proc(rq);
 		if (p && p->nr_queued)
 			p->nr_queued--;
 	}
@@ -479,7 +442,7 @@ static bool as_can_break(struct as_data *ad, struct as_queue *aq,
 	if (rq) {
 		if (aq != ad->antic_aq)
 			return false;	/* another group: never */
-		if (rq_is_sync(rq) && as_rq_pid(rq) == p->pid)
+		if (rq_is_sync(rq) && as_rq_proc(rq) == p)
 			return true;	/* what we waited for */
 		if (rq_is_sync(rq) && as_close(ad, rq))
 			return true;
@@ -807,7 +770,7 @@ static void as_move_to_dispatch(struct as_data *ad, struct as_queue *aq,
 				struct request *rq)
 {
 	int dir = as_rq_dir(rq);
-	struct as_proc *p = as_rq_proc(ad, rq);
+	struct as_proc *p = as_rq_proc(rq);
 
 	as_remove_request(ad, aq, rq);
 	ad->last_sector[dir] = blk_rq_pos(rq) + blk_rq_sectors(rq);
@@ -896,10 +859,16 @@ static bool as_has_work(struct blk_mq_hw_ctx *hctx)
 
 /* --- request events --------------------------------------------------------- */
 
+/*
+ * Since 6.0 the block layer leaves the io_cq to the scheduler: look it up
+ * (or create it) for the allocating task; the request holds a reference
+ * on the io_context until as_finish_request().
+ */
 static void as_prepare_request(struct request *rq)
 {
+	rq->elv.icq = ioc_find_get_icq(rq->q);
 	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = (void *)((uintptr_t)task_pid_nr(current) << 1);
+	rq->elv.priv[1] = NULL;
 }
 
 static void as_add_request(struct as_data *ad, struct efq_queue *ioq,
@@ -911,7 +880,7 @@ static void as_add_request(struct as_data *ad, struct efq_queue *ioq,
 	struct as_proc *p = NULL;
 
 	if (dir == AS_SYNC) {
-		p = as_find_proc(ad, as_rq_pid(rq), true);
+		p = as_rq_proc(rq);
 		if (p)
 			as_update_proc(p, rq);
 	}
@@ -976,7 +945,7 @@ static void as_request_done(struct as_data *ad, struct request *rq,
 	if (!WARN_ON_ONCE(!ad->nr_dispatched))
 		ad->nr_dispatched--;
 	if (dir == AS_SYNC) {
-		p = as_rq_proc(ad, rq);
+		p = as_rq_proc(rq);
 		if (p && p->nr_dispatched)
 			p->nr_dispatched--;
 	}
@@ -1016,18 +985,45 @@ static void as_finish_request(struct request *rq)
 	struct as_data *ad;
 	unsigned long flags;
 
-	if (!ioq)
-		return;
-	efqd = ioq->efqd;
-	ad = as_of(efqd);
+	if (ioq) {
+		efqd = ioq->efqd;
+		ad = as_of(efqd);
+		spin_lock_irqsave(&efqd->lock, flags);
+		if (as_rq_dispatched(rq)) {
+			as_request_done(ad, rq, true);
+			efq_request_completed(efqd, ioq, rq);
+			as_after_event(ad);
+		}
+		rq->elv.priv[0] = NULL;
+		efq_put_queue(ioq);
+		spin_unlock_irqrestore(&efqd->lock, flags);
+	}
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
+}
+
+/*
+ * The task of @icq exits (or the queue's io_cqs go): AS no longer waits
+ * for it, and forgets it as the process it may wait for.  Its requests
+ * still hold the io_context, so the statistics stay valid until the last
+ * of them is freed.
+ */
+static void as_exit_icq(struct io_cq *icq)
+{
+	struct as_proc *p = &container_of(icq, struct as_io_cq, icq)->proc;
+	struct efq_data *efqd = icq->q->elevator->elevator_data;
+	struct as_data *ad = as_of(efqd);
+	unsigned long flags;
+
 	spin_lock_irqsave(&efqd->lock, flags);
-	if (as_rq_dispatched(rq)) {
-		as_request_done(ad, rq, true);
-		efq_request_completed(efqd, ioq, rq);
+	if (ad->antic_proc == p) {
+		if (as_waiting(ad))
+			as_antic_stop(ad, ANTIC_FINISHED);
+		ad->antic_proc = NULL;
 		as_after_event(ad);
 	}
-	rq->elv.priv[0] = NULL;
-	efq_put_queue(ioq);
 	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
@@ -1241,6 +1237,7 @@ static struct elevator_type as_sched = {
 		.init_sched		= as_init_sched,
 		.exit_sched		= as_exit_sched,
 		.prepare_request	= as_prepare_request,
+		.exit_icq		= as_exit_icq,
 		.limit_depth		= efq_limit_depth,
 		.depth_updated		= efq_depth_updated,
 		.init_hctx		= efq_init_hctx,
@@ -1256,6 +1253,8 @@ static struct elevator_type as_sched = {
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs = as_debugfs_attrs,
 #endif
+	.icq_size	= sizeof(struct as_io_cq),
+	.icq_align	= __alignof__(struct as_io_cq),
 	.elevator_attrs	= as_attrs,
 	.elevator_name	= "as",
 	.elevator_alias	= "anticipatory",

@@ -318,6 +318,23 @@ void Model::submit(workload::TaskId task, const workload::Io &io,
 	submit_bio(b);
 }
 
+void Model::exit_task(workload::TaskId task)
+{
+	set_current(tasks_.at(task - 1).get());
+	exit_io_context(sim_get_current());
+	sim_set_current(1, "sim");
+}
+
+void Model::share_io_context(workload::TaskId task, workload::TaskId with)
+{
+	set_current(tasks_.at(with - 1).get());
+	struct task_struct *from = sim_get_current();
+	set_current(tasks_.at(task - 1).get());
+	if (sim_task_share_io_context(sim_get_current(), from))
+		throw std::bad_alloc();
+	sim_set_current(1, "sim");
+}
+
 void Model::set_current(const Task *t)
 {
 	sim_set_current(t->pid, t->comm.c_str());

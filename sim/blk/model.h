@@ -92,6 +92,12 @@ public:
 	int64_t now() const override;
 	void at(int64_t when, std::function<void()> fn) override;
 	workload::TaskId create_task(const workload::TaskSpec &spec) override;
+	// The task exits: its io_context goes (the scheduler's exit_icq runs
+	// now; requests it still has outstanding keep the context alive).  It
+	// must not submit again.
+	void exit_task(workload::TaskId task);
+	// @task shares @with's io_context from now on (clone(CLONE_IO)).
+	void share_io_context(workload::TaskId task, workload::TaskId with);
 	void submit(workload::TaskId task, const workload::Io &io,
 		    std::function<void(int64_t done)> done) override;
 	uint64_t capacity_bytes() const override;

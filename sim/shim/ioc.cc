@@ -211,6 +211,23 @@ void exit_io_context(struct task_struct *task)
 	}
 }
 
+int sim_task_share_io_context(struct task_struct *task, struct task_struct *from)
+{
+	if (task == from)
+		return 0;
+	if (!from->io_context) {
+		from->io_context = alloc_io_context(GFP_KERNEL);
+		if (!from->io_context)
+			return -ENOMEM;
+	}
+	exit_io_context(task);
+	// the kernel's ioc_task_link(): one more task using it (the last
+	// one to exit drops the reference the tasks hold together)
+	atomic_inc(&from->io_context->active_ref);
+	task->io_context = from->io_context;
+	return 0;
+}
+
 int set_task_ioprio(struct task_struct *task, int ioprio)
 {
 	if (!task->io_context) {

@@ -93,6 +93,56 @@ TEST_F(As, AReaderThatStaysAwayLongerThanAnticExpireLosesTheDiskAfterAnticExpire
 	ExpectNoReruns();
 }
 
+// As above, but the reader exits at 2 ms, while AS waits for its next read:
+// its io_context goes (exit_icq), AS stops waiting at once and the writes
+// go at 2 and 3 ms instead of at 7 and 8.
+TEST_F(As, AnticipationEndsWhenTheAwaitedProcessExits)
+{
+	Make(Flat());
+	TaskId r = Task(Spec("reader")), w = Task(Spec("writer"));
+	const int64_t t0 = m_->now();
+	Submit(r, 0, 4096, false, true);
+	m_->at(t0 + 500 * kUs, [&] {
+		for (int i = 0; i < 2; i++)
+			Submit(w, (500 + 100 * i) * kMiB, 4096, true, false);
+	});
+	m_->at(t0 + 2 * kMs, [&] { m_->exit_task(r); });
+	ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
+	ASSERT_EQ(dev_->sent.size(), 3u);
+	EXPECT_EQ(dev_->sent[0].rq.sector, 0u);
+	EXPECT_EQ(dev_->sent[1].rq.sector, 500 * kMiB / 512);
+	EXPECT_EQ(dev_->sent[1].when, t0 + 2 * kMs);
+	EXPECT_EQ(dev_->sent[2].when, t0 + 3 * kMs);
+	ExpectNoReruns();
+}
+
+// Two tasks sharing one io_context (CLONE_IO) are one process to AS, as
+// in 2.6.31: after a read of task A, AS waits for that process, and a read
+// of task B, far from the head, is "what it waited for" and goes at once.
+// Without the sharing B is another process: a far read does not break the
+// wait, so it goes only when antic_expire ends it.
+TEST_F(As, TasksSharingAnIoContextAreOneProcess)
+{
+	for (bool share : {true, false}) {
+		SCOPED_TRACE(share ? "shared io_context" : "separate io_contexts");
+		Make(Flat());
+		TaskId a = Task(Spec("a")), b = Task(Spec("b"));
+		if (share)
+			m_->share_io_context(b, a);
+		const int64_t t0 = m_->now();
+		Submit(a, 0, 4096, false, true);
+		m_->at(t0 + 2 * kMs, [&] { Submit(b, 900 * kMiB, 4096, false, true); });
+		ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
+		ASSERT_EQ(dev_->sent.size(), 2u);
+		EXPECT_EQ(dev_->sent[1].rq.sector, 900 * kMiB / 512);
+		// shared: at once (2 ms); separate: B is a new process, whose
+		// read is far from the head: served when the wait for A ends
+		// at 1 + 6 ms
+		EXPECT_EQ(dev_->sent[1].when, t0 + (share ? 2 : 7) * kMs);
+		ExpectNoReruns();
+	}
+}
+
 // With antic_expire 0 there is no anticipation: the writes go right after
 // R1 (at 1 and 2 ms), while the reader thinks; R2 comes at 3 ms.
 TEST_F(As, AnticExpireZeroNeverWaitsForTheReader)

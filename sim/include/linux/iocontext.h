@@ -50,6 +50,12 @@ SIM_BEGIN_DECLS
 void put_io_context(struct io_context *ioc);
 void exit_io_context(struct task_struct *task);
 int set_task_ioprio(struct task_struct *task, int ioprio);
+/*
+ * @task shares @from's io_context from now on, as a task created with
+ * clone(CLONE_IO) does (@from gets one first if it has none; @task's own,
+ * if any, exits).  Returns -ENOMEM or 0.
+ */
+int sim_task_share_io_context(struct task_struct *task, struct task_struct *from);
 SIM_END_DECLS
 
 #endif
