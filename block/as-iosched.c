@@ -573,21 +573,17 @@ static void as_after_event(struct as_data *ad)
 		blk_mq_run_hw_queues(ad->efqd->queue, true);
 }
 
-static enum hrtimer_restart as_antic_timeout(struct hrtimer *timer)
+/*
+ * The wait ends without the awaited read (the antic timer fired, or the
+ * awaited process exited): stop it, expire the active queue if it is
+ * empty and idle, and let the engine choose again.  Lock held.  Return:
+ * true if the caller must re-run the hardware queues.
+ */
+static bool as_antic_give_up(struct as_data *ad)
 {
-	struct as_data *ad = container_of(timer, struct as_data, antic_timer);
 	struct efq_data *efqd = ad->efqd;
 	struct efq_queue *ioq;
-	unsigned long flags;
-	bool kick = false;
 
-	spin_lock_irqsave(&efqd->lock, flags);
-	if (!ad->antic_armed)
-		goto out;
-	ad->antic_armed = false;
-	if (!as_waiting(ad))
-		goto out;
-	as_log(ad, "antic timeout antic_status=%d", ad->antic_status);
 	as_antic_stop(ad, ANTIC_FINISHED);
 	/* the active queue may be gone already (errata D7) */
 	ioq = efqd->active_queue;
@@ -598,8 +594,24 @@ static enum hrtimer_restart as_antic_timeout(struct hrtimer *timer)
 	}
 	as_update_blocked(ad);
 	/* let the engine decide afresh: its hold predates this event */
-	if (efqd->nr_queued && efq_select_queue(efqd, false))
-		kick = !ad->blocked;
+	return efqd->nr_queued && efq_select_queue(efqd, false) && !ad->blocked;
+}
+
+static enum hrtimer_restart as_antic_timeout(struct hrtimer *timer)
+{
+	struct as_data *ad = container_of(timer, struct as_data, antic_timer);
+	struct efq_data *efqd = ad->efqd;
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&efqd->lock, flags);
+	if (!ad->antic_armed)
+		goto out;
+	ad->antic_armed = false;
+	if (!as_waiting(ad))
+		goto out;
+	as_log(ad, "antic timeout antic_status=%d", ad->antic_status);
+	kick = as_antic_give_up(ad);
 out:
 	spin_unlock_irqrestore(&efqd->lock, flags);
 	if (kick)
@@ -1016,15 +1028,19 @@ static void as_exit_icq(struct io_cq *icq)
 	struct efq_data *efqd = icq->q->elevator->elevator_data;
 	struct as_data *ad = as_of(efqd);
 	unsigned long flags;
+	bool kick = false;
 
 	spin_lock_irqsave(&efqd->lock, flags);
 	if (ad->antic_proc == p) {
-		if (as_waiting(ad))
-			as_antic_stop(ad, ANTIC_FINISHED);
 		ad->antic_proc = NULL;
-		as_after_event(ad);
+		if (as_waiting(ad)) {
+			as_log(ad, "antic ends: the awaited process exits");
+			kick = as_antic_give_up(ad);
+		}
 	}
 	spin_unlock_irqrestore(&efqd->lock, flags);
+	if (kick)
+		blk_mq_run_hw_queues(efqd->queue, true);
 }
 
 static void as_requeue_request(struct request *rq)

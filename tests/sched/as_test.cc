@@ -116,6 +116,32 @@ TEST_F(As, AnticipationEndsWhenTheAwaitedProcessExits)
 	ExpectNoReruns();
 }
 
+// The same in hierarchical mode, with the reader alone in its group: AS
+// waits for it in its group's (now empty) queue while the writer's group
+// has requests.  When the reader exits, the empty queue must be expired
+// and the writer's group served at once (not only when something else
+// happens: nothing else would).
+TEST_F(As, AnExitDuringTheWaitExpiresTheEmptyGroupQueue)
+{
+	Config cfg;
+	cfg.scheduler = "as";
+	cfg.nr_requests = 128;
+	Make(cfg, 1, 1 * kMs);
+	TaskId r = Task(Spec("reader", "r", 500)), w = Task(Spec("writer", "w", 500));
+	const int64_t t0 = m_->now();
+	Submit(r, 0, 4096, false, true);
+	m_->at(t0 + 500 * kUs, [&] {
+		for (int i = 0; i < 2; i++)
+			Submit(w, (500 + 100 * i) * kMiB, 4096, true, true);
+	});
+	m_->at(t0 + 2 * kMs, [&] { m_->exit_task(r); });
+	ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
+	ASSERT_EQ(dev_->sent.size(), 3u);
+	EXPECT_EQ(dev_->sent[1].rq.sector, 500 * kMiB / 512);
+	EXPECT_EQ(dev_->sent[1].when, t0 + 2 * kMs);
+	ExpectNoReruns();
+}
+
 // Two tasks sharing one io_context (CLONE_IO) are one process to AS, as
 // in 2.6.31: after a read of task A, AS waits for that process, and a read
 // of task B, far from the head, is "what it waited for" and goes at once.
