@@ -107,6 +107,8 @@ enum as_antic_status {
  * @seek_samples: decaying sample count, in 1/256
  * @seek_total: decaying sum of seek distances (sectors, x256)
  * @seek_mean: mean seek distance (sectors)
+ * @exited: its task exited; never waited for again (its io_cq goes once
+ *	the last of its requests is freed)
  */
 struct as_proc {
 	unsigned int nr_queued;
@@ -120,6 +122,7 @@ struct as_proc {
 	u64 seek_samples;
 	u64 seek_total;
 	u64 seek_mean;
+	bool exited;
 };
 
 /**
@@ -788,7 +791,7 @@ static void as_move_to_dispatch(struct as_data *ad, struct as_queue *aq,
 	ad->last_sector[dir] = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	as_update_next(ad, aq, dir);
 	if (dir == AS_SYNC) {
-		ad->antic_proc = p;
+		ad->antic_proc = p && !p->exited ? p : NULL;
 		ad->antic_aq = aq;
 		ad->proc_finished = false;
 		if (p)
@@ -1031,6 +1034,7 @@ static void as_exit_icq(struct io_cq *icq)
 	bool kick = false;
 
 	spin_lock_irqsave(&efqd->lock, flags);
+	p->exited = true;
 	if (ad->antic_proc == p) {
 		ad->antic_proc = NULL;
 		if (as_waiting(ad)) {

@@ -116,6 +116,31 @@ TEST_F(As, AnticipationEndsWhenTheAwaitedProcessExits)
 	ExpectNoReruns();
 }
 
+// A process that exited is never waited for again, even for a read it left
+// queued: R1 goes at 0, R2 waits; the reader exits at 0.5 ms, after the
+// writes arrived.  R2 still goes at 1 ms (the read batch), and then the
+// writes at 2 and 3 ms: no wait for a process that will send nothing.
+// (Its io_cq goes once R2 is freed; AS must hold no pointer to it.)
+TEST_F(As, AnExitedProcessIsNotWaitedForAfterItsLastRead)
+{
+	Make(Flat());
+	TaskId r = Task(Spec("reader")), w = Task(Spec("writer"));
+	const int64_t t0 = m_->now();
+	Submit(r, 0, 4096, false, true);
+	Submit(r, 4096, 4096, false, true);
+	m_->at(t0 + 500 * kUs, [&] {
+		for (int i = 0; i < 2; i++)
+			Submit(w, (500 + 100 * i) * kMiB, 4096, true, false);
+		m_->exit_task(r);
+	});
+	ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
+	ExpectOrder({0, 4096, 500 * kMiB, 600 * kMiB});
+	const int64_t when[] = {0, 1, 2, 3};
+	for (size_t i = 0; i < 4 && i < dev_->sent.size(); i++)
+		EXPECT_EQ(dev_->sent[i].when, t0 + when[i] * kMs) << "position " << i;
+	ExpectNoReruns();
+}
+
 // The same in hierarchical mode, with the reader alone in its group: AS
 // waits for it in its group's (now empty) queue while the writer's group
 // has requests.  When the reader exits, the empty queue must be expired
