@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -141,6 +142,32 @@ enum class Command { run, compare, replay };
 {
 	std::cerr << "efqsim: internal error: " << msg << "\n";
 	std::exit(2);
+}
+
+// Progress on a terminal: "PREFIX: N s simulated" once a run has taken 5
+// simulated seconds; *@shown says whether the line needs clearing.
+std::function<void(int64_t)> progress_line(const std::string &prefix, bool *shown)
+{
+	if (!isatty(2))
+		return nullptr;
+	return [prefix, shown](int64_t s) {
+		if (s >= 5) {
+			std::cerr << "\r" << prefix << ": " << s << " s simulated" << std::flush;
+			*shown = true;
+		}
+	};
+}
+
+// After a run: clear the progress line, then exit 1 on bad input or 2 on
+// an internal error.
+void finish_run(efqsim::run::Status st, const std::string &err, bool shown)
+{
+	if (shown)
+		std::cerr << "\r\033[K";
+	if (st == efqsim::run::Status::bad_input)
+		bad_input(err);
+	if (st == efqsim::run::Status::internal)
+		internal_error(err);
 }
 
 // Parses argv; --help and --version exit here.  compare and replay: the
@@ -332,12 +359,7 @@ int compare_main(const Options &o)
 	efqsim::run::Status st =
 		efqsim::run::compare(setup, o.jobfiles, &c, &err,
 				     [&](const std::string &run) { current = run; });
-	if (shown)
-		std::cerr << "\r\033[K";
-	if (st == efqsim::run::Status::bad_input)
-		bad_input(err);
-	if (st == efqsim::run::Status::internal)
-		internal_error(err);
+	finish_run(st, err, shown);
 	if (o.json)
 		*out << efqsim::run::comparison_json(c);
 	else
@@ -359,26 +381,14 @@ int replay_main(const Options &o)
 	std::ostream *out = &output_stream(o, file);
 	efqsim::run::Setup setup = setup_of(o);
 	bool shown = false;
-	if (isatty(2))
-		setup.progress = [&shown](int64_t s) {
-			if (s >= 5) {
-				std::cerr << "\refqsim replay: " << s << " s simulated"
-					  << std::flush;
-				shown = true;
-			}
-		};
+	setup.progress = progress_line("efqsim replay", &shown);
 	efqsim::run::ReplayOptions ro;
 	ro.traces = o.jobfiles;
 	ro.maps = o.maps;
 	ro.mode = o.mode;
 	efqsim::run::ReplayResult r;
 	efqsim::run::Status st = efqsim::run::replay(setup, ro, &r, &err);
-	if (shown)
-		std::cerr << "\r\033[K";
-	if (st == efqsim::run::Status::bad_input)
-		bad_input(err);
-	if (st == efqsim::run::Status::internal)
-		internal_error(err);
+	finish_run(st, err, shown);
 	if (o.json) {
 		*out << efqsim::run::replay_json(r);
 	} else {
@@ -436,23 +446,11 @@ int main(int argc, char **argv)
 	std::ostream *out = &output_stream(o, file);
 
 	efqsim::run::Setup setup = setup_of(o);
-	bool tty = isatty(2);
 	bool shown = false;
-	if (tty)
-		setup.progress = [&shown](int64_t s) {
-			if (s >= 5) {
-				std::cerr << "\refqsim: " << s << " s simulated" << std::flush;
-				shown = true;
-			}
-		};
+	setup.progress = progress_line("efqsim", &shown);
 	efqsim::report::RunResult r;
 	efqsim::run::Status st = efqsim::run::run_jobfiles(setup, o.jobfiles, &r, &err);
-	if (shown)
-		std::cerr << "\r\033[K";
-	if (st == efqsim::run::Status::bad_input)
-		bad_input(err);
-	if (st == efqsim::run::Status::internal)
-		internal_error(err);
+	finish_run(st, err, shown);
 
 	if (o.json)
 		*out << efqsim::report::to_json(r);
