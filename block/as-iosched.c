@@ -61,7 +61,6 @@
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
 #include "blk-mq-debugfs.h"
-#include "blk-wbt.h"
 
 /* Directions: index of sort_list[], fifo_list[], next_rq[]. */
 #define AS_ASYNC	0
@@ -849,7 +848,6 @@ static struct request *as_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		goto out;
 	}
 	as_move_to_dispatch(ad, aq, rq);
-	elv_rqhash_del(hctx->queue, rq);
 	efq_request_dispatched(efqd, ioq, rq);
 	as_maybe_anticipate(ad);
 	as_update_blocked(ad);
@@ -964,8 +962,18 @@ static void as_request_done(struct as_data *ad, struct request *rq,
 		if (p && p->nr_dispatched)
 			p->nr_dispatched--;
 	}
-	if (!completed)
+	if (!completed) {
+		/*
+		 * Given back by the driver: it completes out of our sight
+		 * (RQF_DONTPREP: through hctx->dispatch) or comes back later.
+		 * A wait for the awaited process's requests to finish would
+		 * never end.
+		 */
+		if (p && p == ad->antic_proc && !p->nr_dispatched &&
+		    ad->antic_status == ANTIC_WAIT_REQ)
+			as_antic_stop(ad, ANTIC_FINISHED);
 		return;
+	}
 	if (p)
 		p->last_end = ktime_get_ns();
 	if (aq != as_active_aq(ad))
@@ -1229,7 +1237,6 @@ static int as_init_sched(struct request_queue *q, struct elevator_type *e)
 	ad->efqd = efqd;
 	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_AS_HIER);
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-	wbt_disable_default(q);
 	return 0;
 }
 

@@ -30,7 +30,6 @@
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
 #include "blk-mq-debugfs.h"
-#include "blk-wbt.h"
 
 /* Defaults of cfq's own tunables. */
 #define CFQ_QUANTUM		4
@@ -50,10 +49,20 @@
 #define CFQ_HW_QUEUE_MIN	5
 #define CFQ_HW_TAG_SAMPLES	50
 
+/* The two sync queues of a process, see struct cfq_io_cq. */
+enum { CFQ_SLOT_GROUP, CFQ_SLOT_ROOT, CFQ_NR_SYNC_SLOTS };
+
 /**
  * struct cfq_io_cq - a process's context on one device
  * @icq: the block layer's part; must come first
- * @cfqq: the process's sync queue, in the group it last submitted in
+ * @cfqq: the process's sync queues: [CFQ_SLOT_GROUP] in the group it last
+ *	submitted data in, [CFQ_SLOT_ROOT] in the root group, for the IO the
+ *	block layer issues as root (REQ_META, REQ_SWAP) and for a process of
+ *	the root cgroup; two slots, so that a process alternating data and
+ *	metadata keeps both queues (and their idling) instead of trading one
+ *	for the other at every switch
+ * @exited: exit_icq ran (the process exited or the elevator goes): no
+ *	sync queue is attached again
  * @last_end_request: completion time of its last sync request (ns)
  * @ttime_total: decaying sum of think times (ns, scaled by 256)
  * @ttime_samples: decaying sample count (scaled by 256)
@@ -65,7 +74,8 @@
  */
 struct cfq_io_cq {
 	struct io_cq icq;
-	struct cfq_queue *cfqq;
+	struct cfq_queue *cfqq[CFQ_NR_SYNC_SLOTS];
+	bool exited;
 	u64 last_end_request;
 	u64 ttime_total;
 	unsigned long ttime_samples;
@@ -407,16 +417,16 @@ static struct efq_queue *cfq_async_queue(struct cfq_data *cfqd,
 
 /* A process's sync queue leaves its io_cq (process exit, group change). */
 static void cfq_detach_sync_queue(struct cfq_data *cfqd,
-				  struct cfq_io_cq *cic)
+				  struct cfq_io_cq *cic, int slot)
 {
 	struct efq_data *efqd = cfqd->efqd;
-	struct cfq_queue *cfqq = cic->cfqq;
+	struct cfq_queue *cfqq = cic->cfqq[slot];
 	struct efq_queue *ioq;
 
 	if (!cfqq)
 		return;
 	ioq = cfqq->ioq;
-	cic->cfqq = NULL;
+	cic->cfqq[slot] = NULL;
 	cfqq->cic = NULL;
 	efq_exit_queue(efqd, ioq);
 	if (ioq == efqd->active_queue && !ioq->nr_queued) {
@@ -440,19 +450,27 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 	struct efq_queue *ioq = NULL;
 	struct cfq_queue *cfqq;
 
-	if (rq_is_sync(rq) && cic) {
-		cfqq = cic->cfqq;
+	/*
+	 * A process that exited (its io_cq's exit_icq ran) gets no new sync
+	 * queue: nothing would detach it again.  Its requests still queued
+	 * or requeued go to the group's async queue.
+	 */
+	if (rq_is_sync(rq) && cic && !cic->exited) {
+		int slot = iog == efqd->root_group ? CFQ_SLOT_ROOT :
+						     CFQ_SLOT_GROUP;
+
+		cfqq = cic->cfqq[slot];
 		if (cfqq && efq_queue_group(cfqq->ioq) != iog)
-			cfq_detach_sync_queue(cfqd, cic);
-		if (!cic->cfqq) {
+			cfq_detach_sync_queue(cfqd, cic, slot);
+		if (!cic->cfqq[slot]) {
 			cfqq = cfq_new_queue(cfqd, iog, true, rq->ioprio,
 					     current->pid);
 			if (cfqq) {
 				cfqq->cic = cic;
-				cic->cfqq = cfqq;
+				cic->cfqq[slot] = cfqq;
 			}
 		}
-		cfqq = cic->cfqq;
+		cfqq = cic->cfqq[slot];
 		if (cfqq) {
 			if (cfqq->ioprio != rq->ioprio)
 				cfq_set_prio(cfqq, rq->ioprio);
@@ -734,7 +752,6 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	cfq_init_cfqq(cfqd, &cfqd->oom_cfqq, &efqd->oom_queue);
 	efqd->oom_queue.sched_queue = &cfqd->oom_cfqq;
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-	wbt_disable_default(q);
 	return 0;
 }
 
@@ -747,18 +764,21 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	kfree(cfqd);
 }
 
+/*
+ * The process exited (or the elevator goes): called with the queue's
+ * queue_lock held, so q->elevator is cfq's.  Under cfq's lock, so that an
+ * insert cannot attach a new queue behind our back.
+ */
 static void cfq_exit_icq(struct io_cq *icq)
 {
 	struct cfq_io_cq *cic = icq_to_cic(icq);
-	struct cfq_queue *cfqq = cic->cfqq;
-	struct efq_data *efqd;
+	struct efq_data *efqd = icq->q->elevator->elevator_data;
 	unsigned long flags;
 
-	if (!cfqq)
-		return;
-	efqd = cfqq->cfqd->efqd;
 	spin_lock_irqsave(&efqd->lock, flags);
-	cfq_detach_sync_queue(cfqq->cfqd, cic);
+	cic->exited = true;
+	cfq_detach_sync_queue(efqd->sched_data, cic, CFQ_SLOT_GROUP);
+	cfq_detach_sync_queue(efqd->sched_data, cic, CFQ_SLOT_ROOT);
 	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
@@ -884,17 +904,26 @@ static bool cfq_may_dispatch(struct cfq_data *cfqd, struct efq_queue *ioq)
  * anyway), and hold dispatching while cfq's own rules keep that queue from
  * sending a request.  Every such rule waits for a request in flight, whose
  * completion comes back here.
+ *
+ * When the hold ends here, the queues are re-run: the engine's own re-run
+ * at a completion comes before this (it is made inside
+ * efq_request_completed()), and blk-mq evaluates has_work at once, so it
+ * saw @blocked still set and did nothing.  Without this re-run nothing
+ * would dispatch again (review lead 3).
  */
 static void cfq_update_blocked(struct cfq_data *cfqd)
 {
 	struct efq_data *efqd = cfqd->efqd;
 	struct efq_queue *ioq = NULL;
+	bool was = cfqd->blocked;
 
 	if (efqd->nr_queued && !efqd->hold)
 		ioq = efq_select_queue(efqd, false);
-	cfqd->blocked = ioq && !cfq_may_dispatch(cfqd, ioq);
+	WRITE_ONCE(cfqd->blocked, ioq && !cfq_may_dispatch(cfqd, ioq));
 	if (cfqd->blocked)
 		efq_hold_dispatch(efqd);
+	else if (was && efq_has_work(efqd))
+		blk_mq_run_hw_queues(efqd->queue, true);
 }
 
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
@@ -918,7 +947,6 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (WARN_ON_ONCE(!rq))
 		goto out;
 	cfq_remove_request(cfqq, rq);
-	elv_rqhash_del(hctx->queue, rq);
 	rq->elv.priv[1] = rq;	/* dispatched: the engine counts it in flight */
 	efq_request_dispatched(efqd, ioq, rq);
 	if (rq_is_sync(rq))

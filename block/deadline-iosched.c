@@ -39,7 +39,6 @@
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
 #include "blk-mq-debugfs.h"
-#include "blk-wbt.h"
 
 /* Defaults of the tunables. */
 #define DL_READ_EXPIRE_MS	500
@@ -158,7 +157,6 @@ static int dl_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_DEADLINE_FQ_HIER);
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-	wbt_disable_default(q);
 	return 0;
 }
 
@@ -177,7 +175,11 @@ static void dl_prepare_request(struct request *rq)
 	efq_rq_prepare(rq);
 }
 
-/* Take @rq out of @dq (tree, FIFO or head list) and out of the merge hash. */
+/*
+ * Take @rq out of @dq (tree, FIFO or head list); the engine takes it off the
+ * merge hash and out of q->last_merge (efq_request_dispatched() and
+ * efq_request_merged_away()).
+ */
 static void dl_del_request(struct request_queue *q, struct deadline_queue *dq,
 			   struct request *rq)
 {
@@ -189,9 +191,6 @@ static void dl_del_request(struct request_queue *q, struct deadline_queue *dq,
 		elv_rb_del(&dq->sort_list[dir], rq);
 	}
 	rq_fifo_clear(rq);
-	elv_rqhash_del(q, rq);
-	if (q->last_merge == rq)
-		q->last_merge = NULL;
 }
 
 static void dl_insert_requests(struct blk_mq_hw_ctx *hctx,

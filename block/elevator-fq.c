@@ -71,6 +71,7 @@
 #include "elevator.h"
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
+#include "blk-wbt.h"
 
 static struct kmem_cache *efq_queue_pool;
 
@@ -349,11 +350,14 @@ static bool efq_entity_update_prio(struct efq_entity *e)
 {
 	unsigned short ioclass;
 
-	if (!READ_ONCE(e->prio_changed))
+	/*
+	 * Clear the flag and read the values in that order: xchg() is a full
+	 * barrier, and pairs with the smp_wmb() of the setters (values before
+	 * the flag).  A plain store could land after the value loads and wipe
+	 * out a setter's flag whose value was not read (review lead 16).
+	 */
+	if (!READ_ONCE(e->prio_changed) || !xchg(&e->prio_changed, false))
 		return false;
-	WRITE_ONCE(e->prio_changed, false);
-	/* pairs with the smp_wmb() of the setters: values before the flag */
-	smp_rmb();
 	e->weight = READ_ONCE(e->new_weight);
 	ioclass = READ_ONCE(e->new_class);
 	if (ioclass == e->ioprio_class)
@@ -1184,9 +1188,16 @@ bool efq_group_should_idle(struct efq_queue *ioq)
 }
 EXPORT_SYMBOL_GPL(efq_group_should_idle);
 
+/*
+ * Wait-busy keeps a group on its tree when its only queue used its slice
+ * and went empty: the next request keeps the group's place.  A group with
+ * another busy queue stays on the tree anyway (as 2.6.33 refused it with
+ * more than one queue).
+ */
 static bool efq_queue_should_wait_busy(struct efq_queue *ioq)
 {
-	if (!efq_group_idle_window(ioq->group))
+	if (!efq_group_idle_window(ioq->group) ||
+	    ioq->group->sched_data.nr_active > 1)
 		return false;
 	return !ioq->nr_queued && efq_queue_idle_window(ioq) &&
 	       efq_queue_slice_used(ioq);
@@ -1279,7 +1290,12 @@ static enum hrtimer_restart efq_idle_timer_fn(struct hrtimer *timer)
 	bool kick = false;
 
 	spin_lock_irqsave(&efqd->lock, flags);
-	if (efqd->idle_armed) {
+	/*
+	 * Queued again means that while this callback waited for the lock,
+	 * the wait it fired for was cancelled and a new one armed: that one
+	 * has its own expiry to come (review lead 14).
+	 */
+	if (efqd->idle_armed && !hrtimer_is_queued(timer)) {
 		efqd->idle_armed = false;
 		kick = efq_idle_timeout(efqd);
 	}
@@ -1534,9 +1550,16 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 	if ((efq_queue_slice_used(ioq) || efq_queue_class_idle(ioq)) &&
 	    !efq_queue_must_dispatch(ioq)) {
 		d->slice_expired = true;
+		/*
+		 * Wait for the group only if a wait is armed or a completion
+		 * will come to arm it: the slice may have ended after the last
+		 * completion looked at it, and then nothing would end the hold
+		 * (review lead 7).
+		 */
 		if ((efq_group_should_idle(ioq) ||
 		     efq_queue_should_wait_busy(ioq)) &&
-		    !efq_group_wait_busy_done(iog))
+		    !efq_group_wait_busy_done(iog) &&
+		    (efqd->idle_armed || ioq->dispatched))
 			return EFQ_HOLD;
 		d->reason = efq_queue_slice_used(ioq) ? EFQ_EXPIRE_SLICE_USED :
 							EFQ_EXPIRE_IDLE_CLASS;
@@ -1827,16 +1850,38 @@ static void efq_request_removed(struct efq_data *efqd, struct efq_queue *ioq,
 		ioq->meta_pending--;
 }
 
+/*
+ * @rq leaves the scheduler (dispatched or merged away): no bio or request
+ * may join it from now on.  6.1's block core leaves this to the scheduler:
+ * it sets q->last_merge after every merge and never clears it, and it does
+ * not take a merged-away request off the elevator hash.  A stale
+ * q->last_merge lets the next bio join a request the driver has (its data
+ * never reaches the device) or a completed one (rq->bio is NULL:
+ * blk_rq_merge_ok() oopses); a freed request left on the hash corrupts it
+ * when its tag is reused.
+ */
+static void efq_rq_unlink(struct efq_data *efqd, struct request *rq)
+{
+	struct request_queue *q = efqd->queue;
+
+	elv_rqhash_del(q, rq);
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+}
+
 /**
  * efq_request_merged_away() - a queued request was merged into another
  * @efqd: the device
  * @ioq: its queue
- * @rq: the request that goes away
+ * @rq: the request that goes away (the block core frees it)
+ *
+ * Takes @rq off the elevator hash and out of q->last_merge.
  */
 void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 			     struct request *rq)
 {
 	lockdep_assert_held(&efqd->lock);
+	efq_rq_unlink(efqd, rq);
 	efq_request_removed(efqd, ioq, rq);
 	efq_group_rq_done(ioq->group);
 }
@@ -1847,11 +1892,17 @@ EXPORT_SYMBOL_GPL(efq_request_merged_away);
  * @efqd: the device
  * @ioq: its queue
  * @rq: the request
+ *
+ * Takes @rq off the elevator hash and out of q->last_merge, and marks it
+ * RQF_STARTED (as mq-deadline and bfq do), which rq_mergeable() refuses: a
+ * requeued request that comes back keeps it and is never merged into.
  */
 void efq_request_dispatched(struct efq_data *efqd, struct efq_queue *ioq,
 			    struct request *rq)
 {
 	lockdep_assert_held(&efqd->lock);
+	efq_rq_unlink(efqd, rq);
+	rq->rq_flags |= RQF_STARTED;
 	efq_request_removed(efqd, ioq, rq);
 	ioq->dispatched++;
 	efqd->rq_in_driver++;
@@ -1876,6 +1927,13 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->rq_in_driver--;
 	ioq->nr_sectors -= min_t(u64, ioq->nr_sectors, blk_rq_sectors(rq));
 	efq_group_rq_done(ioq->group);
+	/*
+	 * A hold may have been waiting for this request to complete (the
+	 * fairness drain, idling with requests in flight).  A request the
+	 * driver requeues with RQF_DONTPREP goes to hctx->dispatch and never
+	 * comes back through the scheduler, so decide again now.
+	 */
+	efq_update_hold(efqd, true);
 }
 EXPORT_SYMBOL_GPL(efq_request_requeued);
 
@@ -2218,8 +2276,12 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 
 	spin_lock_irq(&efqd->lock);
 	iog = efq_group_of_current(efqd);
-	/* a cap only matters while there is another group to protect */
-	if (!list_empty(&efqd->group_list) &&
+	/*
+	 * A cap only matters while there is another group to protect; flat
+	 * mode has one group, whatever groups an earlier hierarchical period
+	 * left on group_list (review lead 12).
+	 */
+	if (efqd->hierarchical && !list_empty(&efqd->group_list) &&
 	    iog->nr_requests >= efqd->nr_group_requests)
 		data->shallow_depth = 1;
 	spin_unlock_irq(&efqd->lock);
@@ -2500,6 +2562,11 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	ret = efq_cgroup_activate(efqd);
 	if (ret)
 		goto put_queues;
+	/*
+	 * Writeback throttling would second-guess the weights; it comes back
+	 * when the scheduler goes (efq_exit_data()), as with bfq.
+	 */
+	wbt_disable_default(q);
 	return efqd;
 
 put_queues:
@@ -2543,6 +2610,7 @@ void efq_exit_data(struct efq_data *efqd)
 	spin_unlock_irq(&efqd->lock);
 
 	efq_cgroup_deactivate(efqd);
+	wbt_enable_default(efqd->queue);
 
 	spin_lock_irq(&efqd->lock);
 	efq_group_flush_idle(root);

@@ -19,7 +19,6 @@
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
 #include "blk-mq-debugfs.h"
-#include "blk-wbt.h"
 
 /**
  * struct noop_queue - the requests of one group, in arrival order
@@ -69,7 +68,6 @@ static int noop_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_NOOP_HIER);
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-	wbt_disable_default(q);
 	return 0;
 }
 
@@ -129,7 +127,6 @@ static struct request *noop_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		goto out;
 	}
 	list_del_init(&rq->queuelist);
-	elv_rqhash_del(hctx->queue, rq);
 	efq_rq_dispatched(efqd, rq);
 out:
 	spin_unlock_irq(&efqd->lock);

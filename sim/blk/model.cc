@@ -33,8 +33,10 @@ namespace efqsim::blk {
 
 namespace {
 
-constexpr int64_t kBudgetDelayNs = 3'000'000; // BLK_MQ_BUDGET_DELAY
-constexpr unsigned int kDefaultRq = 128;      // BLKDEV_DEFAULT_RQ
+constexpr int64_t kBudgetDelayNs = 3'000'000;	     // BLK_MQ_BUDGET_DELAY
+constexpr unsigned int kDefaultRq = 128;	     // BLKDEV_DEFAULT_RQ
+constexpr size_t kPlugMaxRequests = 32;		     // BLK_MAX_REQUEST_COUNT
+constexpr unsigned int kPlugFlushBytes = 128 * 1024; // BLK_PLUG_FLUSH_SIZE
 
 } // namespace
 
@@ -59,6 +61,8 @@ struct Model::Task {
 	std::string comm;
 	Cgroup *cg = nullptr;
 	unsigned short ioprio = 0;
+	bool plugged = false;
+	std::vector<struct request *> plug; // oldest first
 };
 
 struct Model::Cgroup {
@@ -123,6 +127,7 @@ Model::~Model()
 bool Model::init(std::string *err)
 {
 	ensure_modules();
+	violations_at_start_ = sim_blk_violations();
 	struct elevator_type *e = sim_elv_find(cfg_.scheduler.c_str());
 	if (!e) {
 		*err = "unknown scheduler '" + cfg_.scheduler + "'";
@@ -345,6 +350,12 @@ void Model::submit_bio(Bio *b)
 {
 	struct elevator_queue *e = q_->elevator;
 	set_current(b->task);
+	// blk_attempt_plug_merge(): the task's most recent plugged request
+	if (b->task->plugged && !b->task->plug.empty() &&
+	    sim_plug_merge(b->task->plug.back(), &b->bio)) {
+		counters_.plug_merges++;
+		return;
+	}
 	if (e->type->ops.bio_merge && e->type->ops.bio_merge(q_.get(), &b->bio, 1)) {
 		counters_.bio_merges++;
 		return;
@@ -358,8 +369,53 @@ void Model::submit_bio(Bio *b)
 	}
 	if (!alloc_request(b)) {
 		counters_.tag_waits++;
+		// the task sleeps: schedule() flushes its plug first
+		// (sched_submit_work())
+		flush_plug(b->task);
 		waiters_.push_back(b);
 	}
+}
+
+void Model::plug(workload::TaskId task)
+{
+	tasks_.at(task - 1)->plugged = true;
+}
+
+void Model::unplug(workload::TaskId task)
+{
+	Task *t = tasks_.at(task - 1).get();
+	flush_plug(t);
+	t->plugged = false;
+}
+
+void Model::flush_plug(Task *t)
+{
+	if (t->plug.empty())
+		return;
+	// blk_mq_dispatch_plug_list(): one insert_requests() call with the
+	// plugged requests in submission order, then a run of the queue
+	LIST_HEAD(list);
+	for (struct request *rq : t->plug)
+		list_add_tail(&rq->queuelist, &list);
+	t->plug.clear();
+	set_current(t);
+	q_->elevator->type->ops.insert_requests(hctx_.get(), &list, false);
+	if (in_run_)
+		schedule_run();
+	else
+		run_queue();
+}
+
+void Model::insert(struct request *rq)
+{
+	LIST_HEAD(list);
+	list_add(&rq->queuelist, &list);
+	q_->elevator->type->ops.insert_requests(hctx_.get(), &list, false);
+	// blk-mq runs the hardware queue right after an insert, synchronously
+	if (in_run_)
+		schedule_run();
+	else
+		run_queue();
 }
 
 bool Model::alloc_request(Bio *b)
@@ -410,14 +466,17 @@ bool Model::alloc_request(Bio *b)
 		e->type->ops.prepare_request(rq);
 		rq->rq_flags |= RQF_ELVPRIV;
 	}
-	LIST_HEAD(list);
-	list_add(&rq->queuelist, &list);
-	e->type->ops.insert_requests(hctx_.get(), &list, false);
-	// blk-mq runs the hardware queue right after an insert, synchronously
-	if (in_run_)
-		schedule_run();
-	else
-		run_queue();
+	Task *t = b->task;
+	if (!t->plugged) {
+		insert(rq);
+		return true;
+	}
+	// blk_add_rq_to_plug(): a full plug, or one whose last request is
+	// large, is flushed before the new request joins it
+	if (t->plug.size() >= kPlugMaxRequests ||
+	    (!t->plug.empty() && blk_rq_bytes(t->plug.back()) >= kPlugFlushBytes))
+		flush_plug(t);
+	t->plug.push_back(rq);
 	return true;
 }
 
@@ -466,8 +525,16 @@ void Model::wake_waiters()
 void Model::run_hook(struct request_queue *q, bool /*async*/)
 {
 	Model *m = static_cast<Model *>(q->sim_priv);
-	if (!m->requeueing_)
-		m->schedule_run();
+	if (m->requeueing_)
+		return;
+	// blk_mq_run_hw_queue() asks blk_mq_hctx_has_pending() at once, in
+	// the caller's context, even for an asynchronous run: a scheduler
+	// whose has_work is still false when it asks (its state settles after
+	// the call) gets no run.
+	struct elevator_queue *e = q->elevator;
+	if (e->type->ops.has_work && !e->type->ops.has_work(m->hctx_.get()))
+		return;
+	m->schedule_run();
 }
 
 void Model::schedule_run()
@@ -486,11 +553,20 @@ void Model::run_queue()
 	struct elevator_queue *e = q_->elevator;
 	counters_.runs++;
 	in_run_ = true;
+	// blk_mq_sched_dispatch_requests(): hctx->dispatch first; the
+	// scheduler is asked only once that list is empty
+	while (!hctx_dispatch_.empty() && dev_->in_flight() < dev_->queue_depth()) {
+		struct request *rq = hctx_dispatch_.front();
+		hctx_dispatch_.pop_front();
+		issue(rq);
+	}
 	for (;;) {
 		if (dev_->in_flight() >= dev_->queue_depth()) {
 			restart_ = true;
 			break;
 		}
+		if (!hctx_dispatch_.empty())
+			break;
 		if (e->type->ops.has_work && !e->type->ops.has_work(hctx_.get()))
 			break;
 		struct request *rq = e->type->ops.dispatch_request(hctx_.get());
@@ -533,6 +609,8 @@ void Model::requeue(struct request *rq)
 	// (.requeue_request), then the request goes back in at the head
 	struct elevator_queue *e = q_->elevator;
 	counters_.deferred++;
+	// __blk_mq_requeue_request(): no longer the driver's
+	rq->state = MQ_RQ_IDLE;
 	// The scheduler asks for a run when the request is back (it has
 	// work again): that run would meet the same answer at the same time,
 	// forever.  The delayed run is the one that counts.
@@ -543,6 +621,37 @@ void Model::requeue(struct request *rq)
 	list_add(&rq->queuelist, &list);
 	e->type->ops.insert_requests(hctx_.get(), &list, true);
 	requeueing_ = false;
+}
+
+void Model::driver_requeue(struct request *rq)
+{
+	// blk_mq_requeue_request() from the driver's completion: the
+	// scheduler forgets the dispatch now; blk_mq_requeue_work() puts the
+	// request back later, from a work item, and runs the queues
+	struct elevator_queue *e = q_->elevator;
+	counters_.driver_requeues++;
+	rq->state = MQ_RQ_IDLE;
+	if (cfg_.requeue_dontprep)
+		rq->rq_flags |= RQF_DONTPREP;
+	sim_irq_enter(true);
+	if ((rq->rq_flags & RQF_ELVPRIV) && e->type->ops.requeue_request)
+		e->type->ops.requeue_request(rq);
+	sim_irq_exit();
+	at(now(), [this, rq] {
+		struct elevator_queue *el = q_->elevator;
+		if (rq->rq_flags & RQF_DONTPREP) {
+			hctx_dispatch_.push_back(rq);
+		} else {
+			LIST_HEAD(list);
+			list_add(&rq->queuelist, &list);
+			el->type->ops.insert_requests(hctx_.get(), &list, true);
+		}
+		schedule_run();
+	});
+	if (restart_) {
+		restart_ = false;
+		schedule_run();
+	}
 }
 
 void Model::delay_run(int64_t when)
@@ -562,7 +671,8 @@ void Model::delay_run(int64_t when)
 void Model::issue(struct request *rq)
 {
 	Rq *r = static_cast<Rq *>(rq->sim_priv);
-	rq->rq_flags |= RQF_STARTED;
+	// blk_mq_start_request(): in flight; RQF_STARTED is the scheduler's
+	// to set (6.1's block core does not)
 	rq->state = MQ_RQ_IN_FLIGHT;
 	rq->io_start_time_ns = static_cast<u64>(now());
 	r->issued = true;
@@ -582,6 +692,10 @@ void Model::complete(uint64_t id, int64_t when)
 		return;
 	struct request *rq = it->second;
 	in_device_.erase(it);
+	if (cfg_.requeue_every && ++completions_seen_ % cfg_.requeue_every == 0) {
+		driver_requeue(rq);
+		return;
+	}
 	counters_.completed++;
 	struct elevator_queue *e = q_->elevator;
 
@@ -772,21 +886,33 @@ std::string Model::debugfs(const std::string &name, std::string *err)
 	return r;
 }
 
+int Model::set_tunable(const std::string &name, const std::string &value)
+{
+	ssize_t r = sim_elv_attr_store(q_->elevator, name.c_str(), value.c_str());
+	return r < 0 ? static_cast<int>(r) : 0;
+}
+
 std::string Model::check_invariants() const
 {
 	std::ostringstream err;
+	if (!hctx_dispatch_.empty() && outstanding() == 0)
+		err << hctx_dispatch_.size() << " requests left on hctx->dispatch; ";
 	if (counters_.completed > counters_.dispatched)
 		err << "more completions (" << counters_.completed << ") than dispatches ("
 		    << counters_.dispatched << "); ";
 	if (outstanding() == 0 && events_.empty()) {
-		if (counters_.dispatched != counters_.completed)
+		if (counters_.dispatched != counters_.completed + counters_.driver_requeues)
 			err << "dispatched " << counters_.dispatched << " but completed "
-			    << counters_.completed << "; ";
+			    << counters_.completed << " and requeued by the driver "
+			    << counters_.driver_requeues << "; ";
 		if (counters_.requests != counters_.completed + counters_.rq_merges)
 			err << "requests " << counters_.requests << " != completed "
 			    << counters_.completed << " + merged away " << counters_.rq_merges
 			    << "; ";
 	}
+	if (unsigned long v = sim_blk_violations() - violations_at_start_)
+		err << v << " block core invariants broken by the scheduler (last: "
+		    << sim_blk_violation_last() << "); ";
 	if (shallow_below_min_)
 		err << shallow_below_min_
 		    << " tag allocations with a shallow depth below the scheduler's"

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -59,11 +60,20 @@ struct Config {
 	// "name=value" applied through the scheduler's sysfs attributes.
 	std::vector<std::pair<std::string, std::string>> tunables;
 	unsigned int nr_requests = 0; // 0: 2 * min(device queue depth, 128)
+	// Fault injection: the driver gives every Nth completed request back
+	// instead of completing it (a retryable error, as SCSI requeues),
+	// through blk_mq_requeue_request(); with requeue_dontprep the
+	// request keeps RQF_DONTPREP and goes to the hardware queue's
+	// dispatch list, bypassing the scheduler, else back into the
+	// scheduler at the head.  0: never.
+	unsigned int requeue_every = 0;
+	bool requeue_dontprep = false;
 };
 
 struct Counters {
 	uint64_t bios = 0;	    // submitted
 	uint64_t bio_merges = 0;    // bios merged into a queued request
+	uint64_t plug_merges = 0;   // bios merged into a plugged request
 	uint64_t rq_merges = 0;	    // requests merged into another
 	uint64_t requests = 0;	    // allocated
 	uint64_t dispatched = 0;    // handed to the device
@@ -75,6 +85,7 @@ struct Counters {
 	// given back to the scheduler, the queue re-run at the asked time
 	uint64_t deferred = 0;
 	uint64_t dispatched_sectors = 0; // their sum over dispatched: the average request size
+	uint64_t driver_requeues = 0;	 // given back by the driver (requeue_every)
 };
 
 class Model final : public workload::Host {
@@ -101,6 +112,13 @@ public:
 	void submit(workload::TaskId task, const workload::Io &io,
 		    std::function<void(int64_t done)> done) override;
 	uint64_t capacity_bytes() const override;
+	// 6.1's plug: a plugged task's bios first try to merge with its last
+	// plugged request (no scheduler involved), then the scheduler's
+	// bio_merge; new requests are held in the plug (flushed when it holds
+	// 32, or its last request reached 128 KiB, or the task must sleep for
+	// a tag) and inserted together, in submission order, at unplug().
+	void plug(workload::TaskId task) override;
+	void unplug(workload::TaskId task) override;
 	// The error of the last create_task() that failed (e.g. a bad weight).
 	const std::string &task_error() const { return task_error_; }
 
@@ -118,6 +136,8 @@ public:
 	std::vector<report::GroupResult> group_results();
 	// Tunables as the scheduler shows them.
 	std::map<std::string, std::string> tunables();
+	// Write a tunable now (sysfs iosched/<name>): 0 or the store's -errno.
+	int set_tunable(const std::string &name, const std::string &value);
 	// The queue's nr_requests (scheduler tags).
 	unsigned int nr_requests() const;
 	// Each tunable with the value it starts with and the range its store
@@ -155,11 +175,14 @@ private:
 	void submit_bio(Bio *bio);
 	bool alloc_request(Bio *bio);
 	void wake_waiters();
+	void flush_plug(Task *t);
+	void insert(struct request *rq);
 	void schedule_run();
 	void run_queue();
 	void issue(struct request *rq);
 	dev::Request to_device(struct request *rq) const;
 	void requeue(struct request *rq);
+	void driver_requeue(struct request *rq);
 	void delay_run(int64_t when);
 	void complete(uint64_t id, int64_t when);
 	void free_request(struct request *rq);
@@ -197,6 +220,11 @@ private:
 	bool requeueing_ = false;  // in requeue(): the scheduler's run requests wait
 	uint64_t next_id_ = 1;
 	std::map<uint64_t, struct request *> in_device_;
+	// hctx->dispatch: requests that bypass the scheduler (requeued with
+	// RQF_DONTPREP), dispatched before it is asked again
+	std::deque<struct request *> hctx_dispatch_;
+	uint64_t completions_seen_ = 0;
+	unsigned long violations_at_start_ = 0; // sim_blk_violations() at init()
 	Counters counters_;
 	std::string task_error_;
 };

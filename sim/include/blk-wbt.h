@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim of block/blk-wbt.h (6.1): the sim has no writeback throttling. */
+/*
+ * efqsim shim of block/blk-wbt.h (6.1): the sim has no writeback throttling;
+ * it records whether the scheduler turned the default off (and back on).
+ */
 #ifndef _SIM_BLK_WBT_H
 #define _SIM_BLK_WBT_H
 
@@ -8,6 +11,11 @@
 static inline void wbt_disable_default(struct request_queue *q)
 {
 	q->sim_wbt_disabled = true;
+}
+
+static inline void wbt_enable_default(struct request_queue *q)
+{
+	q->sim_wbt_disabled = false;
 }
 
 #endif

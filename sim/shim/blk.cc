@@ -163,22 +163,6 @@ char *sim_elv_debugfs_read(struct request_queue *q, const char *name, int *err)
 	return nullptr;
 }
 
-bool elv_bio_merge_ok(struct request *rq, struct bio *bio)
-{
-	if (rq->q != (bio->bi_bdev ? bio->bi_bdev->bd_queue : rq->q))
-		return false;
-	if (rq_data_dir(rq) != bio_data_dir(bio))
-		return false;
-	if (bio->bi_opf & REQ_NOMERGE_FLAGS)
-		return false;
-	if (rq->bio && rq->bio->bi_blkg != bio->bi_blkg)
-		return false;
-	const struct elevator_queue *e = rq->q->elevator;
-	if (e && e->type->ops.allow_merge)
-		return e->type->ops.allow_merge(rq->q, rq, bio);
-	return true;
-}
-
 /* Requests sorted by start sector; equal sectors keep insertion order. */
 void elv_rb_add(struct rb_root *root, struct request *rq)
 {

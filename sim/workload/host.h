@@ -49,6 +49,11 @@ public:
 	// time.  Nothing is ever dropped.
 	virtual void submit(TaskId task, const Io &io, std::function<void(int64_t done)> done) = 0;
 	virtual uint64_t capacity_bytes() const = 0;
+	// blk_start_plug() / blk_finish_plug() around a task's submissions:
+	// the requests they make are held (and merged) in the task's plug,
+	// then inserted into the scheduler together.  No-ops by default.
+	virtual void plug(TaskId /*task*/) {}
+	virtual void unplug(TaskId /*task*/) {}
 };
 
 } // namespace efqsim::workload

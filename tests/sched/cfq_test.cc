@@ -678,3 +678,51 @@ TEST_F(Cfq, AMixedWorkloadNeedsNoBudgetReruns)
 }
 
 } // namespace
+
+// --- lifetime of a process's queues ----------------------------------------
+
+namespace {
+
+// A process exits with a read in the driver, which the driver then gives
+// back (blk_mq_requeue_request(): back into cfq at the head).  cfq must not
+// attach a new sync queue to the exited process's io_cq: exit_icq does not
+// run again, so the queue (and its group and device) would never be freed
+// (review lead 5).  The leak check at the end of every test catches that.
+TEST_F(Cfq, ARequeuedRequestOfAnExitedProcessGetsNoNewQueue)
+{
+	Config cfg;
+	cfg.requeue_every = 2;
+	MakeCfq(cfg, 2, kMs);
+	TaskId r = Task(Spec("reader", "g"));
+	auto a = Submit(r, 0, 4096);
+	auto b = Submit(r, 1 << 20, 4096);
+	m_->exit_task(r);
+	ASSERT_TRUE(m_->drain(m_->now() + 1'000 * kMs));
+	EXPECT_GE(*a, 0);
+	EXPECT_GE(*b, 0);
+	EXPECT_EQ(m_->counters().driver_requeues, 1u);
+}
+
+// A process alternating data reads (its cgroup) and metadata reads (REQ_META:
+// issued as root, so served in the root group) keeps one queue in each
+// group instead of replacing one with the other at every switch (review
+// lead 8): both reads stay idled for, each in its own group.
+TEST_F(Cfq, AlternatingDataAndMetadataKeepsAQueueInEachGroup)
+{
+	MakeCfq(Config{}, 1, kMs);
+	TaskId p = Task(Spec("tar", "g"));
+	int64_t t0 = m_->now();
+	uint64_t allocs_before = sim_slab_allocs();
+	for (int i = 0; i < 40; i++) {
+		m_->at(t0 + i * 3 * kMs, [this, p, i] {
+			Submit(p, (uint64_t)i * 4096, 4096, false, true, /*meta=*/i % 2);
+		});
+	}
+	m_->run_until(t0 + 200 * kMs);
+	ASSERT_TRUE(m_->drain(m_->now() + 1'000 * kMs));
+	// one sync queue per group, each allocated once: a handful of
+	// allocations, not one (or more) per switch
+	EXPECT_LT(sim_slab_allocs() - allocs_before, 20u);
+}
+
+} // namespace

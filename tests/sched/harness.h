@@ -73,11 +73,21 @@ protected:
 	void TearDown() override
 	{
 		if (m_) {
-			EXPECT_TRUE(m_->drain(m_->now() + 3600'000 * kMs)) << "requests stuck";
+			EXPECT_TRUE(m_->drain(m_->now() + 3600'000 * kMs)) << "requests stuck\n"
+									   << State();
 			EXPECT_EQ(m_->check_invariants(), "");
 		}
 		m_.reset();
 		SimTest::TearDown();
+	}
+
+	// The scheduler's debugfs state and service trees, for a stall's report.
+	std::string State()
+	{
+		std::string err, out;
+		for (const char *f : {"state", "service_trees"})
+			out += std::string(f) + ":\n" + m_->debugfs(f, &err) + "\n";
+		return out + "outstanding " + std::to_string(m_->outstanding());
 	}
 
 	TaskId Task(const TaskSpec &spec)

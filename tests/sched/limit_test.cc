@@ -31,6 +31,28 @@ TEST_P(GroupRequests, AGroupAtItsQuotaWaitsWhileAnotherGroupGetsATag)
 	EXPECT_GT(*done, 0);
 }
 
+// Flat mode has one group, so nothing is capped there, even when an
+// earlier hierarchical period left groups on the device's group list
+// (review lead 12: the root group got a shallow depth of one tag).
+TEST_P(GroupRequests, FlatModeAfterAHierarchicalPeriodCapsNobody)
+{
+	Config cfg;
+	cfg.scheduler = GetParam();
+	cfg.nr_requests = 64;
+	cfg.tunables = {{"nr_group_requests", "8"}};
+	Make(cfg, 1, 10 * kMs);
+	TaskId a = Task(Spec("a", "a")), r = Task(Spec("r"));
+	auto first = Submit(a, 0, 4096);
+	ASSERT_TRUE(m_->drain(m_->now() + 1'000 * kMs));
+	ASSERT_GE(*first, 0);
+	m_->run_until(m_->now() + 1'000 * kMs); // idle waits end: no busy queue
+	ASSERT_EQ(m_->set_tunable("hierarchical", "0"), 0);
+	for (int i = 0; i < 20; i++)
+		Submit(r, static_cast<uint64_t>(i) << 24, 4096);
+	EXPECT_EQ(m_->counters().tag_waits, 0u) << "20 of 64 tags: nobody waits";
+	ASSERT_TRUE(m_->drain(m_->now() + 10'000 * kMs));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSchedulers, GroupRequests,
 			 ::testing::Values("noop", "deadline-fq", "as", "cfq"),
 			 [](const auto &info) {

@@ -650,6 +650,56 @@ TEST_F(WaitBusy, QueueWaitsBusyEvenWithGroupIdleZero)
 	EXPECT_ONLY_EXPIRED(EFQ_EXPIRE_WAIT_BUSY_TIMEOUT, 1);
 }
 
+// The slice may end after the last completion looked at it (the dispatch
+// that follows comes later, from kblockd).  Nothing was armed then, and
+// nothing is in flight: holding for wait-busy now would have nothing to end
+// it, and the other queues would stall (review lead 7).
+TEST_F(WaitBusy, NoHoldWhenTheSliceEndsAfterTheLastCompletionWithNothingArmed)
+{
+	efqd()->group_idle = 0;
+	struct efq_group *g = GroupOf(Cgroup("a"));
+	FakeQueue *q = NewQueue(g), *r = NewQueue(Root());
+	AddN(q, 2);
+	Add(r);
+	Lock();
+	efq_mark_queue_idle_window(q->ioq);
+	Unlock();
+	ASSERT_EQ(Select(), q);
+	Complete(DispatchFrom(q)); // the slice starts here
+	struct request *rq = DispatchFrom(q);
+	Advance(q->ioq->slice_end - Now() - 1);
+	Complete(rq); // empty, its slice not yet used: no wait-busy armed
+	ASSERT_EQ(sim_clock_pending(), 0u);
+	ASSERT_FALSE(efq_group_wait_busy(g));
+	Advance(2);
+	EXPECT_EQ(Select(), r) << "a hold here has nothing to end it";
+}
+
+// A group whose used-up queue went empty while another of its queues is
+// busy stays on its tree anyway: no wait-busy (2.6.33 refused it with more
+// than one queue), the disk goes on.
+TEST_F(WaitBusy, NoWaitBusyWhileAnotherQueueOfTheGroupIsBusy)
+{
+	efqd()->group_idle = 0;
+	struct efq_group *g = GroupOf(Cgroup("a"));
+	FakeQueue *q = NewQueue(g), *q2 = NewQueue(g), *r = NewQueue(Root());
+	AddN(q, 2);
+	Add(q2);
+	Add(r);
+	Lock();
+	efq_mark_queue_idle_window(q->ioq);
+	Unlock();
+	ASSERT_EQ(Select(), q);
+	Complete(DispatchFrom(q));
+	struct request *rq = DispatchFrom(q);
+	Advance(100 * kMs);
+	Complete(rq);
+	EXPECT_FALSE(efq_group_wait_busy(g));
+	EXPECT_EQ(sim_clock_pending(), 0u);
+	EXPECT_TRUE(efq_has_work(efqd()));
+	EXPECT_NE(Select(), nullptr);
+}
+
 TEST_F(WaitBusy, QueueWithoutIdleWindowExpiresAtOnceWithGroupIdleZero)
 {
 	efqd()->group_idle = 0;

@@ -79,6 +79,22 @@ TEST_F(Lifetime, InitDataFailsCleanlyWhenTheRootQueueCannotBeAllocated)
 	EXPECT_EQ(sim_slab_live(), live);
 }
 
+// Writeback throttling is turned off while efq runs a device and comes back
+// when it goes, as bfq does (review lead 10: it stayed off after a switch
+// back to mq-deadline or none).
+TEST_F(Lifetime, WritebackThrottlingIsOffWhileEfqRunsAndBackAfter)
+{
+	Dev d;
+	ASSERT_FALSE(d.q->sim_wbt_disabled);
+	struct efq_data *e = efq_init_data(d.q.get(), d.eq.get(), &ops_, this);
+	ASSERT_FALSE(IS_ERR_OR_NULL(e));
+	d.q->elevator = d.eq.get();
+	EXPECT_TRUE(d.q->sim_wbt_disabled);
+	efq_exit_data(e);
+	d.q->elevator = nullptr;
+	EXPECT_FALSE(d.q->sim_wbt_disabled);
+}
+
 TEST_F(Lifetime, SecondDeviceHasItsOwnRootAndGroups)
 {
 	Dev d;

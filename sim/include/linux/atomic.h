@@ -10,6 +10,9 @@
 #include <linux/compiler.h>
 #include <asm/barrier.h>
 
+/* xchg(): store @v in *@p, return the old value (a full barrier in the kernel) */
+#define xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+
 #define ATOMIC_INIT(i) { (i) }
 #define ATOMIC64_INIT(i) { (i) }
 #define ATOMIC_LONG_INIT(i) ATOMIC64_INIT(i)

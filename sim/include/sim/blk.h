@@ -34,6 +34,22 @@ ssize_t sim_elv_attr_store(struct elevator_queue *eq, const char *name, const ch
  */
 char *sim_elv_debugfs_read(struct request_queue *q, const char *name, int *err);
 
+/*
+ * blk_attempt_plug_merge() for one plugged request: merge @bio into @rq
+ * (not yet in the scheduler: no allow_merge) at its back or front if 6.1
+ * would; true if it did.
+ */
+struct request;
+struct bio;
+bool sim_plug_merge(struct request *rq, struct bio *bio);
+
+/*
+ * Block core invariants a scheduler broke (sim/shim/blk-mq.cc): how many
+ * since the program started, and the last one's text.  Each is also a WARN.
+ */
+unsigned long sim_blk_violations(void);
+const char *sim_blk_violation_last(void);
+
 /* Receives every blk_add_trace_msg() (formatted, without "\n"). */
 typedef void (*sim_blktrace_hook_t)(struct request_queue *q, const char *msg, void *arg);
 void sim_blktrace_set_hook(sim_blktrace_hook_t hook, void *arg);
