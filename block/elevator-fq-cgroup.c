@@ -227,20 +227,29 @@ EXPORT_SYMBOL_GPL(efq_group_of_rq);
 
 /**
  * efq_group_path() - the cgroup path of a group, for debugging output
- * @efqd: the group's device
+ * @efqd: the group's device, whose lock is held
  * @iog: the group
  * @buf: where to write the path
  * @len: size of @buf
  *
- * Does not sleep; may be called with the device lock held.
+ * An offline group shows as "(offline)": its cgroup is gone, and the group
+ * can outlive its blkg (a queue or a child still holds it), so pd->blkg
+ * may point to freed memory.  An online group's blkg is alive: it goes
+ * offline (efq_pd_offline(), under the device lock) before it is freed.
+ * Does not sleep.
  */
 void efq_group_path(struct efq_data *efqd, struct efq_group *iog, char *buf,
 		    size_t len)
 {
 	struct blkcg_gq *blkg;
 
+	lockdep_assert_held(&efqd->lock);
 	if (iog == efqd->root_group) {
 		strscpy(buf, "/", len);
+		return;
+	}
+	if (!iog->online) {
+		strscpy(buf, "(offline)", len);
 		return;
 	}
 	blkg = pd_to_blkg(&container_of(iog, struct efq_group_pd, group)->pd);
@@ -276,9 +285,25 @@ static void efq_effective(struct efq_cgroup *ecg, dev_t dev,
 	spin_unlock_irqrestore(&ecg->lock, flags);
 }
 
+/* Give @iog, the group of @blkg, the settings @ecg has now for its device. */
+static void efq_update_group(struct efq_cgroup *ecg, struct blkcg_gq *blkg,
+			     struct efq_group *iog)
+{
+	unsigned short ioclass;
+	unsigned int weight;
+
+	lockdep_assert_held(&blkg->blkcg->lock);
+	efq_effective(ecg, efq_blkg_dev(blkg), &weight, &ioclass);
+	if (iog->entity.new_weight != weight)
+		efq_group_set_weight(iog, weight);
+	if (iog->entity.new_class != ioclass)
+		efq_group_set_ioprio_class(iog, ioclass);
+}
+
 /*
  * Push the settings of @blkcg to its groups on every device, or on @dev
- * only if @dev is not 0.
+ * only if @dev is not 0.  A blkg not yet on blkcg->blkg_list gets them in
+ * efq_pd_online(), which runs under blkcg->lock once it is there.
  */
 static void efq_apply(struct blkcg *blkcg, struct efq_cgroup *ecg, dev_t dev)
 {
@@ -287,16 +312,10 @@ static void efq_apply(struct blkcg *blkcg, struct efq_cgroup *ecg, dev_t dev)
 	spin_lock_irq(&blkcg->lock);
 	hlist_for_each_entry(blkg, &blkcg->blkg_list, blkcg_node) {
 		struct efq_group *iog = blkg_to_group(blkg);
-		unsigned short ioclass;
-		unsigned int weight;
 
 		if (!iog || (dev && efq_blkg_dev(blkg) != dev))
 			continue;
-		efq_effective(ecg, efq_blkg_dev(blkg), &weight, &ioclass);
-		if (iog->entity.new_weight != weight)
-			efq_group_set_weight(iog, weight);
-		if (iog->entity.new_class != ioclass)
-			efq_group_set_ioprio_class(iog, ioclass);
+		efq_update_group(ecg, blkg, iog);
 	}
 	spin_unlock_irq(&blkcg->lock);
 }
@@ -327,8 +346,8 @@ int efq_cgroup_set_weight(struct blkcg *blkcg, unsigned int weight)
 	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
 
 	if (!efq_valid_weight(weight)) {
-		pr_warn("efq: weight %u out of range %u..%u\n", weight,
-			EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+		pr_warn_ratelimited("efq: weight %u out of range %u..%u\n",
+				    weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
 		return -EINVAL;
 	}
 	if (!ecg)
@@ -353,8 +372,8 @@ int efq_cgroup_set_ioprio_class(struct blkcg *blkcg, unsigned int ioclass)
 	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
 
 	if (!efq_valid_class(ioclass)) {
-		pr_warn("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
-			ioclass);
+		pr_warn_ratelimited("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
+				    ioclass);
 		return -EINVAL;
 	}
 	if (!ecg)
@@ -367,75 +386,72 @@ int efq_cgroup_set_ioprio_class(struct blkcg *blkcg, unsigned int ioclass)
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_set_ioprio_class);
 
-/* A per-device rule must name an existing whole disk. */
-static int efq_check_disk(dev_t dev)
+/*
+ * Is @dev the number of a whole disk?  Every disk has a root blkg on
+ * blkcg_root's list from its allocation to its release (blkcg_init_disk(),
+ * blkcg_exit_disk()), and a partition has none.  Nothing is opened: a
+ * cgroup write, maybe a delegated user's, must not run the driver's open
+ * as blkdev_get_by_dev() does (blkcg_conf_open_bdev() uses
+ * blkdev_get_no_open(), which 6.1 does not export to modules).
+ */
+static bool efq_disk_exists(dev_t dev)
 {
-	struct block_device *bdev;
-	bool part;
+	struct blkcg_gq *blkg;
+	bool found = false;
 
-	bdev = blkdev_get_by_dev(dev, FMODE_READ, NULL);
-	if (IS_ERR(bdev)) {
-		pr_warn("efq: no block device %u:%u\n", MAJOR(dev), MINOR(dev));
-		return -ENODEV;
+	if (!dev)
+		return false;
+	spin_lock_irq(&blkcg_root.lock);
+	hlist_for_each_entry(blkg, &blkcg_root.blkg_list, blkcg_node) {
+		if (efq_blkg_dev(blkg) == dev) {
+			found = true;
+			break;
+		}
 	}
-	part = bdev_is_partition(bdev);
-	blkdev_put(bdev, FMODE_READ);
-	if (part) {
-		pr_warn("efq: %u:%u is a partition, not a whole disk\n",
-			MAJOR(dev), MINOR(dev));
-		return -ENODEV;
-	}
-	return 0;
+	spin_unlock_irq(&blkcg_root.lock);
+	return found;
 }
 
-/**
- * efq_cgroup_set_dev_policy() - set or remove a per-device rule
- * @blkcg: the cgroup
- * @dev: a whole disk
- * @weight: EFQ_WEIGHT_MIN .. EFQ_WEIGHT_MAX, or 0 to remove the rule
- * @ioclass: 1 (RT), 2 (BE) or 3 (IDLE); required even to remove
- *
- * Return: 0, -EINVAL for a bad weight or class, -ENODEV if @dev is not a
- * whole disk, -ENOMEM.
+/*
+ * Set, or with @weight 0 remove, the rule of @blkcg for disk @dev.  With
+ * @ioclass IOPRIO_CLASS_NONE a rule keeps its class, and a new one takes
+ * the cgroup's, as read under the same hold of the lock as the update.
+ * Removing needs no disk: the rules of a disk that went away can go too.
  */
-int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
-			      unsigned int weight, unsigned int ioclass)
+static int efq_update_rule(struct blkcg *blkcg, dev_t dev, unsigned int weight,
+			   unsigned short ioclass)
 {
 	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
-	struct efq_dev_rule *rule, *new;
-	int ret;
+	struct efq_dev_rule *rule, *new = NULL;
 
-	if (weight && !efq_valid_weight(weight)) {
-		pr_warn("efq: weight %u out of range %u..%u (0 removes)\n",
-			weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
-		return -EINVAL;
-	}
-	if (!efq_valid_class(ioclass)) {
-		pr_warn("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
-			ioclass);
-		return -EINVAL;
-	}
 	if (!ecg)
 		return -ENODEV;
-	ret = efq_check_disk(dev);
-	if (ret)
-		return ret;
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
-	if (!new)
-		return -ENOMEM;
+	if (weight) {
+		if (!efq_disk_exists(dev)) {
+			pr_warn_ratelimited("efq: %u:%u is not a whole disk\n",
+					    MAJOR(dev), MINOR(dev));
+			return -ENODEV;
+		}
+		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		if (!new)
+			return -ENOMEM;
+	}
 
 	spin_lock_irq(&ecg->lock);
 	rule = efq_find_rule(ecg, dev);
-	if (rule && !weight) {
-		list_del(&rule->node);
+	if (!weight) {
+		if (rule)
+			list_del(&rule->node);
 	} else if (rule) {
 		rule->weight = weight;
-		rule->ioprio_class = ioclass;
+		if (ioclass != IOPRIO_CLASS_NONE)
+			rule->ioprio_class = ioclass;
 		rule = NULL;
-	} else if (weight) {
+	} else {
 		new->dev = dev;
 		new->weight = weight;
-		new->ioprio_class = ioclass;
+		new->ioprio_class = ioclass != IOPRIO_CLASS_NONE ?
+				    ioclass : ecg->ioprio_class;
 		list_add(&new->node, &ecg->rules);
 		new = NULL;
 	}
@@ -444,6 +460,32 @@ int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
 	kfree(new);
 	efq_apply(blkcg, ecg, dev);
 	return 0;
+}
+
+/**
+ * efq_cgroup_set_dev_policy() - set or remove a per-device rule
+ * @blkcg: the cgroup
+ * @dev: a whole disk; to remove a rule, any number
+ * @weight: EFQ_WEIGHT_MIN .. EFQ_WEIGHT_MAX, or 0 to remove the rule
+ * @ioclass: 1 (RT), 2 (BE) or 3 (IDLE); required even to remove
+ *
+ * Return: 0, -EINVAL for a bad weight or class, -ENODEV if @dev is not a
+ * whole disk (when setting), -ENOMEM.
+ */
+int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
+			      unsigned int weight, unsigned int ioclass)
+{
+	if (weight && !efq_valid_weight(weight)) {
+		pr_warn_ratelimited("efq: weight %u out of range %u..%u (0 removes)\n",
+				    weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	if (!efq_valid_class(ioclass)) {
+		pr_warn_ratelimited("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
+				    ioclass);
+		return -EINVAL;
+	}
+	return efq_update_rule(blkcg, dev, weight, ioclass);
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_set_dev_policy);
 
@@ -500,7 +542,7 @@ int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf)
 	if (efq_tokenize(buf, tok, 3) != 3 || efq_parse_dev(tok[0], &dev) ||
 	    kstrtouint(tok[1], 10, &weight) ||
 	    kstrtouint(tok[2], 10, &ioclass)) {
-		pr_warn("efq: policy must be \"MAJ:MIN WEIGHT CLASS\"\n");
+		pr_warn_ratelimited("efq: policy must be \"MAJ:MIN WEIGHT CLASS\"\n");
 		return -EINVAL;
 	}
 	return efq_cgroup_set_dev_policy(blkcg, dev, weight, ioclass);
@@ -518,9 +560,7 @@ EXPORT_SYMBOL_GPL(efq_cgroup_write_policy);
  */
 int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf)
 {
-	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
-	struct efq_dev_rule *rule;
-	unsigned int weight, ioclass;
+	unsigned int weight;
 	char *tok[2];
 	dev_t dev;
 	int n;
@@ -541,15 +581,14 @@ int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf)
 		weight = 0;
 	else if (kstrtouint(tok[1], 10, &weight) || !weight)
 		goto bad;
-	if (!ecg)
-		return -ENODEV;
-	spin_lock_irq(&ecg->lock);
-	rule = efq_find_rule(ecg, dev);
-	ioclass = rule ? rule->ioprio_class : ecg->ioprio_class;
-	spin_unlock_irq(&ecg->lock);
-	return efq_cgroup_set_dev_policy(blkcg, dev, weight, ioclass);
+	if (weight && !efq_valid_weight(weight)) {
+		pr_warn_ratelimited("efq: weight %u out of range %u..%u\n",
+				    weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	return efq_update_rule(blkcg, dev, weight, IOPRIO_CLASS_NONE);
 bad:
-	pr_warn("efq: weight must be \"N\", \"default N\", \"MAJ:MIN N\" or \"MAJ:MIN default\"\n");
+	pr_warn_ratelimited("efq: weight must be \"N\", \"default N\", \"MAJ:MIN N\" or \"MAJ:MIN default\"\n");
 	return -EINVAL;
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_write_weight);
@@ -598,8 +637,8 @@ static int efq_class_write(struct cgroup_subsys_state *css, struct cftype *cft,
 			   u64 val)
 {
 	if (val > IOPRIO_CLASS_IDLE) {
-		pr_warn("efq: ioprio class %llu is not 1 (rt), 2 (be) or 3 (idle)\n",
-			val);
+		pr_warn_ratelimited("efq: ioprio class %llu is not 1 (rt), 2 (be) or 3 (idle)\n",
+				    val);
 		return -EINVAL;
 	}
 	return efq_cgroup_set_ioprio_class(css_to_blkcg(css), val);
@@ -778,27 +817,55 @@ static void efq_cpd_free(struct blkcg_policy_data *cpd)
 	kfree(ecg);
 }
 
+/**
+ * efq_pd_alloc() - allocate the group of a new blkg
+ * @gfp: allocation flags
+ * @q: the blkg's queue
+ * @blkcg: the blkg's cgroup
+ *
+ * The group is complete here, with the reference efq_pd_free() drops:
+ * 6.1 frees policy data that never saw pd_init_fn (blkg_alloc()'s error
+ * path, a blkg_conf_prep() that lost the race to create the blkg,
+ * blkcg_activate_policy()'s unused preallocation), as bfq_pd_alloc()
+ * knows.  It starts with the cgroup's settings of now; efq_pd_online()
+ * refreshes them.
+ *
+ * Return: the policy data, or NULL.
+ */
 static struct blkg_policy_data *efq_pd_alloc(gfp_t gfp,
 					     struct request_queue *q,
 					     struct blkcg *blkcg)
 {
 	struct efq_group *iog = efq_group_alloc(gfp, q->node);
-
-	return iog ? &container_of(iog, struct efq_group_pd, group)->pd : NULL;
-}
-
-static void efq_pd_init(struct blkg_policy_data *pd)
-{
-	struct efq_group *iog = pd_to_group(pd);
-	struct blkcg_gq *blkg = pd_to_blkg(pd);
-	struct efq_cgroup *ecg = blkcg_to_ecg(blkg->blkcg);
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
+	dev_t dev = q->disk ? disk_devt(q->disk) : 0;
 	unsigned int weight = EFQ_WEIGHT_DEFAULT;
 	unsigned short ioclass = IOPRIO_CLASS_BE;
 
+	if (!iog)
+		return NULL;
 	if (ecg)
-		efq_effective(ecg, efq_blkg_dev(blkg), &weight, &ioclass);
+		efq_effective(ecg, dev, &weight, &ioclass);
 	efq_group_init(iog, weight, ioclass);
-	iog->dev = efq_blkg_dev(blkg);
+	iog->dev = dev;
+	return &container_of(iog, struct efq_group_pd, group)->pd;
+}
+
+/**
+ * efq_pd_online() - a new blkg is on its cgroup's blkg_list
+ * @pd: its policy data
+ *
+ * Called under blkcg->lock once the blkg is on blkcg->blkg_list; a setting
+ * written since efq_pd_alloc() was not applied by efq_apply(), which walks
+ * that list under the same lock, so apply the settings of now.
+ */
+static void efq_pd_online(struct blkg_policy_data *pd)
+{
+	struct blkcg_gq *blkg = pd_to_blkg(pd);
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkg->blkcg);
+
+	if (ecg)
+		efq_update_group(ecg, blkg, pd_to_group(pd));
 }
 
 static void efq_pd_offline(struct blkg_policy_data *pd)
@@ -812,6 +879,10 @@ static void efq_pd_offline(struct blkg_policy_data *pd)
 	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
+/**
+ * efq_pd_free() - drop the reference efq_pd_alloc() took
+ * @pd: the policy data, initialised or not
+ */
 static void efq_pd_free(struct blkg_policy_data *pd)
 {
 	efq_put_group(pd_to_group(pd));
@@ -823,7 +894,7 @@ static struct blkcg_policy efq_blkcg_policy = {
 	.cpd_init_fn	= efq_cpd_init,
 	.cpd_free_fn	= efq_cpd_free,
 	.pd_alloc_fn	= efq_pd_alloc,
-	.pd_init_fn	= efq_pd_init,
+	.pd_online_fn	= efq_pd_online,
 	.pd_offline_fn	= efq_pd_offline,
 	.pd_free_fn	= efq_pd_free,
 	.pd_stat_fn	= efq_pd_stat,

@@ -17,6 +17,14 @@
  *    grace period has passed, from a work item (task context).
  *  - blkcg_deactivate_policy(q, pol): pd_offline_fn (if online) and
  *    pd_free_fn for each blkg of @q, children first, under both locks.
+ *  - pd_free_fn of policy data that never saw pd_init_fn, as in 6.1: a
+ *    blkg_alloc() whose later pd_alloc_fn fails, a blkg_create() that
+ *    fails (dying queue or cgroup), a blkg_conf_prep() that finds the blkg
+ *    created while it allocated (GFP_KERNEL, locks dropped: a sleep point,
+ *    see sim_set_sleep_hook()), an unused preallocation of activation.
+ *  - blkcg_conf_open_bdev()/blkg_conf_prep() take a reference on the disk
+ *    without opening it (blkdev_get_no_open()); blkdev_get_by_dev() opens
+ *    it and runs the driver's open (see sim_disk_set_open_error()).
  */
 #ifndef _SIM_BLK_CGROUP_PRIVATE_H
 #define _SIM_BLK_CGROUP_PRIVATE_H

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,25 @@ struct cgroup g_root_cgroup;
 int g_next_css_id = 2;
 int g_next_queue_id;
 std::vector<gendisk *> g_disks;
+
+// What the driver's open (blkdev_get_by_dev) does to a disk.
+struct disk_open_state {
+	int error;	       // the driver's open fails with this (0: succeeds)
+	unsigned long calls;   // times the driver's open ran
+	unsigned long holders; // opens not yet put
+};
+std::map<const gendisk *, disk_open_state> g_disk_opens;
+
+void (*g_create_hook)(struct blkcg_gq *, void *);
+void *g_create_hook_arg;
+
+gendisk *find_disk(dev_t dev)
+{
+	for (gendisk *d : g_disks)
+		if (disk_devt(d) == dev)
+			return d;
+	return nullptr;
+}
 
 // Files other controllers own on Debian's 6.1 (a policy cftype with one of
 // these names would break cgroup creation there).
@@ -190,6 +210,14 @@ blkcg_gq *blkg_create(blkcg *b, request_queue *q, blkcg_gq *new_blkg)
 	for (int i = 0; i < BLKCG_MAX_POLS; i++)
 		if (blkg->pd[i] && g_policies[i]->pd_init_fn)
 			g_policies[i]->pd_init_fn(blkg->pd[i]);
+
+	// The window between pd_init_fn and the link into b->blkg_list, in
+	// which another CPU (a cgroup file write) may walk the list.
+	if (g_create_hook) {
+		unsigned long flags = sim_local_irq_save(__FILE__, __LINE__);
+		g_create_hook(blkg, g_create_hook_arg);
+		sim_local_irq_restore(flags, __FILE__, __LINE__);
+	}
 
 	spin_lock(&b->lock);
 	hlist_add_head_rcu(&blkg->blkcg_node, &b->blkg_list);
@@ -664,6 +692,8 @@ u64 __blkg_prfill_u64(struct seq_file *sf, struct blkg_policy_data *pd, u64 v)
 	return v;
 }
 
+// As 6.1's: blkdev_get_no_open() (a reference, no open: the driver's open
+// does not run) of a live whole disk; blkdev_put_no_open() undoes it.
 struct block_device *blkcg_conf_open_bdev(char **inputp)
 {
 	char *input = *inputp;
@@ -677,15 +707,11 @@ struct block_device *blkcg_conf_open_bdev(char **inputp)
 		return static_cast<block_device *>(ERR_PTR(-EINVAL));
 	input = skip_spaces(input);
 
-	block_device *bdev = blkdev_get_by_dev(MKDEV(major, minor), FMODE_READ, nullptr);
-	if (IS_ERR(bdev))
+	gendisk *disk = find_disk(MKDEV(major, minor));
+	if (!disk) // no such disk, or a partition (the sim has none)
 		return static_cast<block_device *>(ERR_PTR(-ENODEV));
-	if (bdev_is_partition(bdev)) {
-		blkdev_put(bdev, FMODE_READ);
-		return static_cast<block_device *>(ERR_PTR(-ENODEV));
-	}
 	*inputp = input;
-	return bdev;
+	return disk->part0;
 }
 
 // On success returns 0 with rcu_read_lock() and the queue lock (irqs off)
@@ -755,29 +781,41 @@ int blkg_conf_prep(struct blkcg *blkcg, const struct blkcg_policy *pol, char *in
 fail_unlock:
 	spin_unlock_irq(&q->queue_lock);
 	rcu_read_unlock();
-	blkdev_put(bdev, FMODE_READ);
-	return ret;
+	return ret; // blkdev_put_no_open()
 }
 
 void blkg_conf_finish(struct blkg_conf_ctx *ctx)
 {
 	spin_unlock_irq(&bdev_get_queue(ctx->bdev)->queue_lock);
 	rcu_read_unlock();
-	blkdev_put(ctx->bdev, FMODE_READ);
+	// blkdev_put_no_open()
 }
 
 /* ---- disks ---- */
 
+// An open: the driver's open runs (it may fail, or spin the disk up, load
+// a medium, ...); every successful open needs its blkdev_put().
 struct block_device *blkdev_get_by_dev(dev_t dev, fmode_t /*mode*/, void * /*holder*/)
 {
 	might_sleep();
-	for (gendisk *d : g_disks)
-		if (disk_devt(d) == dev)
-			return d->part0;
-	return static_cast<block_device *>(ERR_PTR(-ENXIO));
+	gendisk *d = find_disk(dev);
+	if (!d)
+		return static_cast<block_device *>(ERR_PTR(-ENXIO));
+	disk_open_state &st = g_disk_opens[d];
+	st.calls++;
+	if (st.error)
+		return static_cast<block_device *>(ERR_PTR(st.error));
+	st.holders++;
+	return d->part0;
 }
 
-void blkdev_put(struct block_device * /*bdev*/, fmode_t /*mode*/) {}
+void blkdev_put(struct block_device *bdev, fmode_t /*mode*/)
+{
+	disk_open_state &st = g_disk_opens[bdev->bd_disk];
+	if (WARN(!st.holders, "blkdev_put: %s is not open\n", bdev->bd_disk->sim_devname))
+		return;
+	st.holders--;
+}
 
 /* ---- sim API ---- */
 
@@ -926,9 +964,32 @@ void sim_queue_exit(struct request_queue *q)
 				break;
 			}
 		}
+		auto st = g_disk_opens.find(disk);
+		if (st != g_disk_opens.end()) {
+			WARN(st->second.holders, "sim_queue_exit: %s is still open %lu time(s)\n",
+			     disk->sim_devname, st->second.holders);
+			g_disk_opens.erase(st);
+		}
 		kfree(disk->part0);
 		disk->part0 = nullptr;
 	}
+}
+
+void sim_disk_set_open_error(struct gendisk *disk, int err)
+{
+	g_disk_opens[disk].error = err;
+}
+
+unsigned long sim_disk_opens(struct gendisk *disk)
+{
+	auto st = g_disk_opens.find(disk);
+	return st == g_disk_opens.end() ? 0 : st->second.calls;
+}
+
+void sim_blkcg_set_create_hook(void (*fn)(struct blkcg_gq *blkg, void *arg), void *arg)
+{
+	g_create_hook = fn;
+	g_create_hook_arg = arg;
 }
 
 struct blkcg_gq *sim_blkg_get(struct blkcg *blkcg, struct request_queue *q)

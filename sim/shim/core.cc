@@ -23,6 +23,7 @@ extern "C" {
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
 #include <linux/time64.h>
+#include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <sim/kernel.h>
 #include <sim/clock.h>
@@ -55,6 +56,10 @@ std::string g_lock_error_last;
 
 sim_printk_hook_t g_printk_hook;
 void *g_printk_hook_arg;
+
+sim_sleep_hook_t g_sleep_hook;
+void *g_sleep_hook_arg;
+bool g_in_sleep_hook;
 
 // Bits of lockdep_map::usage.
 constexpr unsigned char USED_IN_HARDIRQ = 1, HARDIRQ_ON = 2, USED_IN_SOFTIRQ = 4, SOFTIRQ_ON = 8;
@@ -346,13 +351,26 @@ int sim_preempt_count(void)
 void sim_might_sleep(const char *file, int line)
 {
 	const Frame &f = top();
-	if (f.kind != Kind::task || f.irqs_off || f.spin_held || f.preempt || f.bh_off || f.rcu)
+	if (f.kind != Kind::task || f.irqs_off || f.spin_held || f.preempt || f.bh_off || f.rcu) {
 		sim::lock_error(file, line,
 				sim::format("sleeping function called from invalid context: "
 					    "in_atomic(): %d, irqs_disabled(): %d, rcu depth: %d, "
 					    "in %s",
 					    sim_preempt_count() != 0, f.irqs_off, f.rcu,
 					    ctx_name(sim_ctx_id()).c_str()));
+		return;
+	}
+	if (g_sleep_hook && !g_in_sleep_hook && g_frames.size() == 1 && f.mutex_held == 0) {
+		g_in_sleep_hook = true;
+		g_sleep_hook(g_sleep_hook_arg);
+		g_in_sleep_hook = false;
+	}
+}
+
+void sim_set_sleep_hook(sim_sleep_hook_t fn, void *arg)
+{
+	g_sleep_hook = fn;
+	g_sleep_hook_arg = arg;
 }
 
 /* ---- interrupt state ---- */
@@ -603,6 +621,32 @@ void sim_bug(const char *file, int line, const char *func)
 	std::abort();
 }
 
+int sim_ratelimit(struct sim_ratelimit *rs, const char *func)
+{
+	const unsigned long interval = 5 * HZ;
+	const int burst = 10;
+
+	if (rs->generation != g_warn_generation) {
+		*rs = {};
+		rs->generation = g_warn_generation;
+	}
+	if (!rs->begin)
+		rs->begin = jiffies;
+	if (time_is_before_jiffies(rs->begin + interval)) {
+		if (rs->missed)
+			printk(KERN_WARNING "%s: %d callbacks suppressed\n", func, rs->missed);
+		rs->begin = jiffies;
+		rs->printed = 0;
+		rs->missed = 0;
+	}
+	if (rs->printed < burst) {
+		rs->printed++;
+		return 1;
+	}
+	rs->missed++;
+	return 0;
+}
+
 unsigned long sim_warn_count(void)
 {
 	return g_warn_count;
@@ -740,6 +784,7 @@ void sim_reset(void)
 	sim::clock_reset();
 	sim::slab_reset();
 	sim_printk_set_hook(nullptr, nullptr);
+	sim_set_sleep_hook(nullptr, nullptr);
 	sim_warn_reset();
 	sim_lock_errors_reset();
 }

@@ -4,6 +4,9 @@
 // and groups, queue references, and lock checking (spec-core §9, spec-rest
 // §12, design.md "cgroup data", errata item 6).
 
+#include <cstdlib>
+#include <cstring>
+
 #include "efq_harness.h"
 
 using namespace efqt;
@@ -235,7 +238,98 @@ TEST_F(CgroupWeightFile, UnknownDeviceIsEnodev)
 {
 	struct blkcg *cg = Cgroup("a");
 	EXPECT_EQ(WriteWeight(cg, "9:0 700"), -ENODEV);
-	EXPECT_EQ(WriteWeight(cg, "9:0 default"), -ENODEV);
+	// removing needs no disk (there is no rule to remove here)
+	EXPECT_EQ(WriteWeight(cg, "9:0 default"), 0);
+}
+
+// A policy writer (echo "8:0 300 1" > io.efq.policy) runs at each sleep
+// point of a weight write (echo "8:0 700" > io.efq.weight) in turn: the
+// result is one of the two orders, never the weight writer writing back a
+// class it read before the policy write.
+TEST_F(CgroupWeightFile, DeviceLineRacingAPolicyWriteNeverLosesTheClass)
+{
+	struct blkcg *cg = Cgroup("a");
+	struct Race {
+		struct blkcg *cg;
+		int at;
+		int n;
+		bool ran;
+	};
+	int at;
+	for (at = 1; at < 100; at++) {
+		ASSERT_EQ(WritePolicy(cg, "8:0 0 2"), 0); // no rule to start with
+		Race r{cg, at, 0, false};
+		sim_set_sleep_hook(
+			[](void *arg) {
+				auto *r = static_cast<Race *>(arg);
+				if (++r->n != r->at)
+					return;
+				r->ran = true;
+				EXPECT_EQ(WritePolicy(r->cg, "8:0 300 1"), 0);
+			},
+			&r);
+		EXPECT_EQ(WriteWeight(cg, "8:0 700"), 0);
+		sim_set_sleep_hook(nullptr, nullptr);
+		if (!r.ran)
+			break;
+		int err = 0;
+		char *rules = sim_cgroup_read(cg, "io.efq.policy", &err);
+		ASSERT_NE(rules, nullptr);
+		std::string got(rules);
+		std::free(rules);
+		EXPECT_TRUE(got == "dev\tweight\tclass\n8:0\t700\t1\n" ||
+			    got == "dev\tweight\tclass\n8:0\t300\t1\n")
+			<< "policy write at sleep point " << at << ": " << got;
+	}
+	EXPECT_GT(at, 1); // the weight write has a sleep point at least
+}
+
+// Malformed writes may come from delegated users: each fails with an errno
+// and their warnings are ratelimited (10 per call site per 5 s, as the
+// kernel's default ratelimit state).
+TEST_F(CgroupWeightFile, BadWritesFailWithAnErrnoAndWarnRatelimited)
+{
+	struct blkcg *cg = Cgroup("a");
+	int warnings = 0;
+	sim_printk_set_hook(
+		[](int level, const char *msg, void *arg) {
+			if (level == LOGLEVEL_WARNING && !strncmp(msg, "efq: ", 5))
+				++*static_cast<int *>(arg);
+		},
+		&warnings);
+	for (int i = 0; i < 100; i++)
+		EXPECT_EQ(WriteWeight(cg, "abc"), -EINVAL);
+	EXPECT_EQ(warnings, 10);
+	Advance(5 * NSEC_PER_SEC + 10 * kMs);
+	EXPECT_EQ(WriteWeight(cg, "abc"), -EINVAL);
+	EXPECT_EQ(warnings, 11);
+
+	// every kind of bad write fails, and none floods the log
+	struct {
+		const char *file, *line;
+		int err;
+	} bad[] = {
+		{"io.efq.weight", "abc", -EINVAL},	 {"io.efq.weight", "99", -EINVAL},
+		{"io.efq.weight", "default 0", -EINVAL}, {"io.efq.weight", "8:0 0", -EINVAL},
+		{"io.efq.weight", "9:0 700", -ENODEV},	 {"io.efq.weight", "8:1 700", -ENODEV},
+		{"io.efq.policy", "8:0 300", -EINVAL},	 {"io.efq.policy", "8:0 300 4", -EINVAL},
+		{"io.efq.policy", "8:0 50 1", -EINVAL},	 {"io.efq.policy", "9:0 300 1", -ENODEV},
+		{"io.efq.ioprio_class", "0", -EINVAL},	 {"io.efq.ioprio_class", "4", -EINVAL},
+	};
+	Advance(6 * NSEC_PER_SEC);
+	warnings = 0;
+	for (int i = 0; i < 50; i++)
+		for (const auto &b : bad)
+			EXPECT_EQ(sim_cgroup_write(cg, b.file, b.line), b.err)
+				<< b.file << " " << b.line;
+	EXPECT_LE(warnings, 10 * (int)(sizeof(bad) / sizeof(bad[0])));
+	EXPECT_GT(warnings, 0);
+	sim_printk_set_hook(nullptr, nullptr);
+	int err = 0;
+	char *rules = sim_cgroup_read(cg, "io.efq.policy", &err);
+	ASSERT_NE(rules, nullptr);
+	EXPECT_STREQ(rules, ""); // nothing changed
+	std::free(rules);
 }
 
 // ---------------------------------------------------------------------------
@@ -300,16 +394,58 @@ TEST_F(CgroupPolicyFile, UnknownDeviceIsEnodev)
 
 TEST_F(CgroupPolicyFile, PartitionIsEnodev)
 {
-	// The shim has no partitions: register a disk and mark its block
-	// device as partition 1 (what blkdev_get_by_dev() of a partition
-	// number returns in the kernel).
-	OtherDisk part(8, 1);
-	part.disk->part0->bd_partno = 1;
+	// 8:1 is partition 1 of the device's disk (8:0, 16 minors): a
+	// partition has no request queue, no blkg and no group of its own.
 	struct blkcg *cg = Cgroup("a");
 	EXPECT_EQ(WritePolicy(cg, "8:1 800 2"), -ENODEV);
 	EXPECT_EQ(WriteWeight(cg, "8:1 800"), -ENODEV);
-	part.disk->part0->bd_partno = 0;
+	OtherDisk whole(8, 1); // a whole disk of that number is fine
 	EXPECT_EQ(WritePolicy(cg, "8:1 800 2"), 0);
+}
+
+// A cgroup write must not open the disk: blkdev_get_by_dev() runs the
+// driver's open (spin-up, medium check; it fails without a medium) from a
+// possibly delegated user's write.
+TEST_F(CgroupPolicyFile, RulesNeverOpenTheDisk)
+{
+	struct blkcg *cg = Cgroup("a");
+	struct efq_group *g = GroupOf(cg);
+	sim_disk_set_open_error(disk_.get(), -ENOMEDIUM);
+	EXPECT_EQ(WritePolicy(cg, "8:0 800 1"), 0);
+	EXPECT_EQ(g->entity.new_weight, 800u);
+	EXPECT_EQ(WriteWeight(cg, "8:0 700"), 0);
+	EXPECT_EQ(g->entity.new_weight, 700u);
+	EXPECT_EQ(WriteWeight(cg, "8:0 default"), 0);
+	EXPECT_EQ(WritePolicy(cg, "8:0 0 1"), 0);
+	EXPECT_EQ(sim_disk_opens(disk_.get()), 0u);
+	sim_disk_set_open_error(disk_.get(), 0);
+}
+
+// The rules of a disk that went away can be removed (they would otherwise
+// stay, and apply to the next disk with that number); adding one still
+// needs the disk.
+TEST_F(CgroupPolicyFile, RuleOfARemovedDiskCanBeRemoved)
+{
+	struct blkcg *cg = Cgroup("a");
+	{
+		OtherDisk sdb(8, 16), sdc(8, 32);
+		EXPECT_EQ(WritePolicy(cg, "8:16 800 1"), 0);
+		EXPECT_EQ(WriteWeight(cg, "8:32 300"), 0);
+	} // both disks are removed
+	sim_quiesce();
+	int err = 0;
+	char *rules = sim_cgroup_read(cg, "io.efq.policy", &err);
+	ASSERT_NE(rules, nullptr);
+	EXPECT_STREQ(rules, "dev\tweight\tclass\n8:32\t300\t2\n8:16\t800\t1\n");
+	std::free(rules);
+	EXPECT_EQ(WritePolicy(cg, "8:16 0 1"), 0);
+	EXPECT_EQ(WriteWeight(cg, "8:32 default"), 0);
+	rules = sim_cgroup_read(cg, "io.efq.policy", &err);
+	ASSERT_NE(rules, nullptr);
+	EXPECT_STREQ(rules, "");
+	std::free(rules);
+	EXPECT_EQ(WritePolicy(cg, "8:16 800 1"), -ENODEV);
+	EXPECT_EQ(WriteWeight(cg, "8:32 300"), -ENODEV);
 }
 
 // ---------------------------------------------------------------------------

@@ -67,10 +67,36 @@ SIM_END_DECLS
 #define pr_err_once(fmt, ...) printk_once(KERN_ERR pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_warn_once(fmt, ...) printk_once(KERN_WARNING pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_info_once(fmt, ...) printk_once(KERN_INFO pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_err_ratelimited pr_err
-#define pr_warn_ratelimited pr_warn
-#define pr_info_ratelimited pr_info
-#define pr_debug_ratelimited pr_debug
+/*
+ * The *_ratelimited variants limit as the kernel's DEFAULT_RATELIMIT_STATE
+ * does: per call site, at most 10 messages in 5 s (of jiffies), then a
+ * "callbacks suppressed" line when the next interval prints again.  The
+ * state starts afresh at every sim_warn_reset().
+ */
+struct sim_ratelimit {
+	unsigned long generation;
+	unsigned long begin;
+	int printed;
+	int missed;
+};
+
+SIM_BEGIN_DECLS
+int sim_ratelimit(struct sim_ratelimit *rs, const char *func);
+SIM_END_DECLS
+
+#define __sim_printk_ratelimited(fmt, ...) ({                   \
+	static struct sim_ratelimit __sim_rs;                   \
+	if (sim_ratelimit(&__sim_rs, __func__))                 \
+		printk(fmt, ##__VA_ARGS__);                     \
+})
+#define pr_err_ratelimited(fmt, ...) \
+	__sim_printk_ratelimited(KERN_ERR pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_warn_ratelimited(fmt, ...) \
+	__sim_printk_ratelimited(KERN_WARNING pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_info_ratelimited(fmt, ...) \
+	__sim_printk_ratelimited(KERN_INFO pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_debug_ratelimited(fmt, ...) \
+	__sim_printk_ratelimited(KERN_DEBUG pr_fmt(fmt), ##__VA_ARGS__)
 #define printk_ratelimit() 1
 
 #endif

@@ -35,6 +35,19 @@ int sim_queue_init(struct request_queue *q, struct gendisk *disk);
  * forget the disk.  Deactivate policies (exit_sched) before this. */
 void sim_queue_exit(struct request_queue *q);
 
+/* The driver's open of @disk, as blkdev_get_by_dev() runs it, fails with
+ * @err (e.g. -ENOMEDIUM; 0: succeeds).  Reset when the disk goes. */
+void sim_disk_set_open_error(struct gendisk *disk, int err);
+/* Times blkdev_get_by_dev() ran the driver's open of @disk. */
+unsigned long sim_disk_opens(struct gendisk *disk);
+
+/* @fn runs in every blkg creation after pd_init_fn and before the blkg is
+ * linked into its blkcg's list (and pd_online_fn): another CPU acting in
+ * that window, e.g. a cgroup file write.  The queue lock and the RCU read
+ * lock are held there by the creator: @fn must not take the queue lock or
+ * sleep.  NULL removes it. */
+void sim_blkcg_set_create_hook(void (*fn)(struct blkcg_gq *blkg, void *arg), void *arg);
+
 /* The blkg of (@blkcg, @q), created with its missing ancestors if needed
  * (GFP_NOWAIT, as the bio path does; on failure the closest existing
  * ancestor), with a reference the caller drops with sim_blkg_put(). */

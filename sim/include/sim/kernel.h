@@ -45,6 +45,16 @@ extern int sim_printk_level;
 typedef void (*sim_printk_hook_t)(int level, const char *msg, void *arg);
 void sim_printk_set_hook(sim_printk_hook_t hook, void *arg);
 
+/* -- other tasks at sleep points -- */
+/* @fn runs at each might_sleep() point reached in task context with no
+ * lock held, interrupts and preemption on, and outside RCU: the point where
+ * the kernel may give the CPU to another task, or where another CPU's
+ * task gets ahead.  It is not re-entered (sleep points inside @fn do not
+ * call it) and may do anything a task may.  NULL removes it; sim_reset()
+ * does too. */
+typedef void (*sim_sleep_hook_t)(void *arg);
+void sim_set_sleep_hook(sim_sleep_hook_t fn, void *arg);
+
 /* -- WARN and lock errors -- */
 unsigned long sim_warn_count(void);
 /* "file:line: message" of the last WARN or lock error ("" if none). */
