@@ -78,7 +78,7 @@ cg_make ig
 # --- per item: device, scheduler, accounting ---------------------------------------
 # idev EXTRA...: a fresh device nullb(100 + item) for this item: D, DN
 idev() {
-	DN=$((100 + ITEM_N)) D=nullb$((100 + ITEM_N))
+	DN=$((100 + ITEM_N % 900)) D=nullb$((100 + ITEM_N % 900))
 	# shellcheck disable=SC2086
 	nb_create $DN $VDEV size=$((SZ * 2 + 64)) "$@"
 }
@@ -98,6 +98,7 @@ isched() {
 start() {
 	W=$1 S=$2 M=$3
 	VB=0 VE=0 VS=0 BAD="" NOTE=""
+	T0=$(date +%s)
 }
 
 # bad TEXT: the item fails, TEXT says why
@@ -154,8 +155,14 @@ flush_caches() {
 }
 
 # finish_item: judge, print the CHECK line and the table row, remove the
-# device (unless it is dead)
+# device (unless it is dead); nothing for an item skip_item skipped
 finish_item() {
+	if [ "$FAULT_SKIP" = 1 ]; then
+		FAULT_SKIP=0
+		[ -n "$D" ] && nb_remove $DN
+		D="" DN=""
+		return
+	fi
 	_k=$(item_dmesg)
 	[ -n "$_k" ] && bad "kernel: $_k"
 	if [ -z "$BAD" ]; then
@@ -165,7 +172,7 @@ finish_item() {
 		_r=FAIL
 		fail "integrity $W $S $M: $VB bytes verified, $VE errors, $VS stalls: $BAD"
 	fi
-	_d=${BAD:-$NOTE}
+	_d="[$(($(date +%s) - T0)) s] ${BAD:-$NOTE}"
 	echo "ROW integrity: $ITEM_N|$W|$S|$M|$VB|$VE|$VS|$_r|$(echo "$_d" | cut -c1-100)"
 	echo "$ITEM_N|$W|$S|$M|$VB|$VE|$VS|$_r|$(echo "$_d" | cut -c1-100)" >>/tmp/integrity.rows
 	grep -q " $MNT " /proc/mounts && umount $MNT 2>/dev/null
@@ -281,13 +288,17 @@ w_mq() {
 		--name=cpu0 --cpus_allowed=0 --rw=write --bs=4k --iodepth=32 --offset=0 --size=${_h}M \
 		--name=cpu1 --cpus_allowed=1 --rw=randwrite --bssplit=4k/50:64k/30:256k/20 --iodepth=16 \
 		--offset=${_h}M --size=${_h}M
-	_n=0
-	for _q in $DBG/block/$D/hctx*/dispatched; do
-		[ -f "$_q" ] || continue
-		# "dispatched" counts by batch size; a queue that saw IO has a non-zero line
-		awk '{ for (i = 2; i <= NF; i++) s += $i } END { exit !(s > 0) }' "$_q" && _n=$((_n + 1))
+	# CPU 0 and CPU 1 map to different hardware queues (so the two pinned
+	# jobs submitted to two queues)
+	_q0="" _q1=""
+	for _q in /sys/block/$D/mq/*; do
+		_l=" $(tr ',' ' ' <$_q/cpu_list) "
+		case $_l in *" 0 "*) _q0=${_q##*/} ;; esac
+		case $_l in *" 1 "*) _q1=${_q##*/} ;; esac
 	done
-	NOTE="$_n of $(ls -d /sys/block/$D/mq/* | wc -l) hardware queues dispatched"
+	NOTE="$(ls -d /sys/block/$D/mq/* | wc -l) hardware queues; CPU 0 -> queue $_q0, CPU 1 -> queue $_q1"
+	[ -n "$_q0" ] && [ -n "$_q1" ] && [ "$_q0" != "$_q1" ] ||
+		bad "CPU 0 and CPU 1 are not on two hardware queues (queue '$_q0', '$_q1')"
 }
 
 # mkfs_mount: ext4 on $D at $MNT
@@ -373,7 +384,7 @@ w_fs() {
 	/tmp/cgexec igb sh -c "find $MNT/tree -type f | wc -l; du -s $MNT/tree | cut -f1" >/tmp/fb.$ITEM_N 2>&1 &
 	_pb=$!
 	run_watched_pids 120 "$D" $_pa $_pb || {
-		VS=$((VS + 1))
+		[ $? = 1 ] && VS=$((VS + 1))
 		bad "find/du from two cgroups: $WATCH_WHAT"
 		return
 	}
@@ -399,9 +410,11 @@ w_cgwb() {
 	fi
 	mkfs_mount || return
 	_dev=$(devnum $D)
+	# (no controllers in their own subtree_control: a cgroup that has them
+	# can hold no process)
 	for _g in cwa cwb; do
 		cg_make $_g
-		echo "+memory +io" >$CG/$_g/cgroup.subtree_control 2>/dev/null
+		grep -qw memory $CG/$_g/cgroup.controllers || bad "no memory controller in cgroup $_g"
 	done
 	[ $FULL = 1 ] && _mb=16 || _mb=6
 	mkdir -p $MNT/cwa $MNT/cwb
@@ -413,12 +426,16 @@ w_cgwb() {
 			>/tmp/$_g.$ITEM_N 2>&1 &
 		eval _p$_g=\$!
 	done
-	# shellcheck disable=SC2154
-	run_watched_pids 180 "$D" $_pcwa $_pcwb || {
-		VS=$((VS + 1))
-		bad "writers: $WATCH_WHAT"
-		return
-	}
+	for _g in cwa cwb; do
+		run_watched_pids 180 "$D" "$(eval echo \$_p$_g)" || {
+			[ $? = 1 ] && VS=$((VS + 1))
+			bad "writer in $_g: $WATCH_WHAT"
+			return
+		}
+		[ "$WAIT_RC" = 0 ] || bad "writer in $_g: status $WAIT_RC: $(head -n 2 /tmp/$_g.$ITEM_N | tr '\n' ' ')"
+		_nf=$(ls $MNT/$_g | wc -l)
+		[ "$_nf" = $_mb ] || bad "cgroup $_g wrote $_nf files, expected $_mb"
+	done
 	_wa=$(awk -v d=$_dev '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^wbytes=/) { sub(/wbytes=/, "", $i); print $i } }' $CG/cwa/io.stat)
 	_wb=$(awk -v d=$_dev '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^wbytes=/) { sub(/wbytes=/, "", $i); print $i } }' $CG/cwb/io.stat)
 	NOTE="writeback cwa ${_wa:-0} B, cwb ${_wb:-0} B"
@@ -442,50 +459,153 @@ w_switch() {
 	# shellcheck disable=SC2086
 	/tmp/cgexec isa fio --minimal $_j --ioengine=libaio --iodepth=16 --direct=1 --do_verify=1 \
 		>/tmp/sw.$ITEM_N 2>&1 &
-	_p=$!
+	sw_pid=$!
 	sleep 1
-	if [ "$S" = none ]; then _seq="mq-deadline bfq none mq-deadline none"; else _seq="none $S mq-deadline $S bfq $S"; fi
-	_n=0 _ok=0
-	for _t in $_seq; do
-		_n=$((_n + 1))
-		set_sched $D $_t && _ok=$((_ok + 1))
+	if [ "$S" = none ]; then sw_seq="mq-deadline bfq none mq-deadline none"; else sw_seq="none $S mq-deadline $S bfq $S"; fi
+	sw_n=0 sw_ok=0 sw_cg=isa
+	for sw_t in $sw_seq; do
+		sw_n=$((sw_n + 1))
+		set_sched $D $sw_t && sw_ok=$((sw_ok + 1))
 		[ -e /tmp/dead.$D ] && break
-		echo $((100 + _n * 150)) >$CG/isa/io.efq.weight 2>/dev/null
-		echo $((100 + _n * 150)) >$CG/isa/io.bfq.weight 2>/dev/null
-		if [ $_n = 3 ]; then
+		echo $((100 + sw_n * 150)) >$CG/$sw_cg/io.efq.weight 2>/dev/null
+		echo $((100 + sw_n * 150)) >$CG/$sw_cg/io.bfq.weight 2>/dev/null
+		if [ $sw_n = 3 ]; then
 			# the cgroup is removed while its requests are queued: fio
 			# moved to isb first
-			for _q in $(cat $CG/isa/cgroup.procs); do echo $_q >$CG/isb/cgroup.procs; done
+			for sw_q in $(cat $CG/isa/cgroup.procs); do echo $sw_q >$CG/isb/cgroup.procs; done
 			cg_remove isa || bad "rmdir of the fio's cgroup mid-IO"
+			sw_cg=isb
 		fi
 		sleep 0.5
 	done
-	[ $_ok = $_n ] || bad "$_ok of $_n scheduler switches mid-IO took effect"
-	NOTE="$_n switches ($_seq), weights changed, cgroup removed mid-IO"
+	[ $sw_ok = $sw_n ] || bad "$sw_ok of $sw_n scheduler switches mid-IO took effect"
+	NOTE="switches $(echo $sw_seq | tr ' ' '>'), weights changed, cgroup removed, mid-IO"
 	if [ -e /tmp/dead.$D ]; then
 		bad "a switch did not finish (device dead)"
 		return
 	fi
-	watched_p=0
-	run_watched_pids 180 "$D" $_p || {
-		VS=$((VS + 1))
+	run_watched_pids 180 "$D" $sw_pid || {
+		[ $? = 1 ] && VS=$((VS + 1))
 		bad "fio across the switches: $WATCH_WHAT"
 		return
 	}
-	_e=$(fio_err /tmp/sw.$ITEM_N)
-	_kib=$(awk -F';' '$1 == 3 { s += $6 } END { print s + 0 }' /tmp/sw.$ITEM_N)
-	VB=$((_kib * 1024))
-	if [ "$WAIT_RC" != 0 ] || [ "$_e" != 0 ]; then
+	sw_e=$(fio_err /tmp/sw.$ITEM_N)
+	sw_kib=$(awk -F';' '$1 == 3 { s += $6 } END { print s + 0 }' /tmp/sw.$ITEM_N)
+	VB=$((sw_kib * 1024))
+	if [ "$WAIT_RC" != 0 ] || [ "$sw_e" != 0 ]; then
 		VE=$((VE + 1))
-		bad "fio across the switches: status $WAIT_RC, error $_e: $(grep -v '^3;' /tmp/sw.$ITEM_N | head -n 2 | tr '\n' ' ')"
-	elif [ "$_kib" != $KIB ]; then
-		bad "fio across the switches verified $_kib KiB, expected $KIB"
+		bad "fio across the switches: status $WAIT_RC, error $sw_e: $(grep -v '^3;' /tmp/sw.$ITEM_N | head -n 2 | tr '\n' ' ')"
+	elif [ "$sw_kib" != $KIB ]; then
+		bad "fio across the switches verified $sw_kib KiB, expected $KIB"
 	fi
 	cg_remove isa
 	flush_caches $D
 	# shellcheck disable=SC2086
 	fio_phase "verify-only after the switches" $KIB $_j --ioengine=libaio --iodepth=8 --direct=1 --verify_only=1
 	cg_remove isb
+}
+
+# faults, Debian's kernel: a scsi_debug disk (loaded once a boot: SDD) with
+# injected host-busy returns and transport errors (every 25th command: the
+# midlayer requeues and retries them), then timeouts (every 400th command
+# ignored; the disk's timeout 2 s: the error handler aborts and the command
+# is requeued through the scheduler), fio verify in each phase; then
+# injection off and a verify-only pass.  On the patched kernel (no SCSI): a
+# null_blk whose requests null_blk.requeue=... (a module parameter, global:
+# scripts/vm/vmtest boots a separate fault boot with it) requeues.
+SDD=""
+sd_setup() {
+	[ -n "$SDD" ] && return 0
+	if [ ! -f $KMODS/extra/scsi_debug.ko ]; then
+		SD_WHY="no scsi_debug module in this kernel"
+		return 1
+	fi
+	insmod $KMODS/extra/scsi_debug.ko dev_size_mb=$((SZ + 4)) ndelay=200000 max_queue=16 \
+		opts=0 every_nth=0 2>/tmp/sd.err || {
+		SD_WHY="insmod scsi_debug: $(cat /tmp/sd.err)"
+		return 1
+	}
+	_t=0
+	while [ $_t -lt 100 ]; do
+		SDD=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter0/host*/target*/*:*/block/ 2>/dev/null | head -n 1)
+		[ -n "$SDD" ] && [ -b /dev/$SDD ] && break
+		SDD=""
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	[ -n "$SDD" ] || SD_WHY="scsi_debug made no disk within 10 s"
+	[ -n "$SDD" ]
+}
+SDP=/sys/bus/pseudo/drivers/scsi_debug
+
+w_faults() {
+	if [ $BUILTIN = 1 ]; then
+		if [ ! -f /sys/module/null_blk/parameters/requeue ]; then
+			skip_item "this kernel's null_blk has no fault injection (CONFIG_BLK_DEV_NULL_BLK_FAULT_INJECTION), and no SCSI for scsi_debug"
+			FAULT_SKIP=1
+			return
+		fi
+		_rq=$(cat /sys/module/null_blk/parameters/requeue 2>/dev/null)
+		if [ -z "$_rq" ]; then
+			skip_item "no requeue injection in this boot (null_blk.requeue is set in scripts/vm/vmtest's fault boot); scsi_debug: the patched kernel has no SCSI"
+			FAULT_SKIP=1
+			return
+		fi
+		NOTE="null_blk.requeue=$_rq"
+		w_randmix 4k/40:64k/40:1m/20 16 && w_seqwrite 4k 32
+		return
+	fi
+	nb_remove $DN
+	D=""
+	if ! sd_setup; then
+		skip_item "$SD_WHY"
+		FAULT_SKIP=1
+		return
+	fi
+	D=$SDD
+	# the disk keeps its data from item to item (and fio's verify data do
+	# not depend on the seed): zeros first, which never verify
+	set_sched $D none
+	dd if=/dev/zero of=/dev/$D bs=1M count=$SZ oflag=direct 2>/dev/null || bad "zeroing $D"
+	if ! isched $S $M; then
+		bad "select $S ($M) on $D"
+		D=""
+		return
+	fi
+	echo 2 >/sys/block/$D/device/timeout
+	_j="--filename=/dev/$D --rw=randwrite --bssplit=4k/40:64k/40:256k/20 --size=${SZ}M $VOPT"
+	_j2="--name=f2 --filename=/dev/$D --rw=write --bs=4k --size=${SZ}M $VOPT"
+	# (one kind at a time: scsi_debug's host-busy return comes before, and
+	# so hides, the other injections)
+	echo 25 >$SDP/every_nth
+	echo $((0x8000)) >$SDP/opts
+	# shellcheck disable=SC2086
+	fio_phase "host busy every 25th command" $KIB --name=f1 $_j \
+		--ioengine=libaio --iodepth=16 --direct=1 --do_verify=1
+	_e0=$(($(cat /sys/block/$D/device/ioerr_cnt)))
+	echo 50 >$SDP/every_nth
+	echo $((0x10)) >$SDP/opts
+	# shellcheck disable=SC2086
+	fio_phase "a transport error every 50th command" $KIB $_j2 --iodepth=16 --ioengine=libaio --direct=1 --do_verify=1
+	_e1=$(($(cat /sys/block/$D/device/ioerr_cnt)))
+	_t0=$(($(cat /sys/block/$D/device/iotmo_cnt)))
+	echo 0 >$SDP/opts
+	echo 400 >$SDP/every_nth
+	echo 4 >$SDP/opts
+	# shellcheck disable=SC2086
+	fio_phase "a timeout every 400th command" $KIB $_j --iodepth=32 --ioengine=libaio --direct=1 --do_verify=1
+	_t1=$(($(cat /sys/block/$D/device/iotmo_cnt)))
+	echo 0 >$SDP/opts
+	echo 0 >$SDP/every_nth
+	flush_caches $D
+	# shellcheck disable=SC2086
+	fio_phase "verify-only, injection off" $KIB $_j --iodepth=8 --ioengine=libaio --direct=1 --verify_only=1
+	NOTE="scsi_debug $D: $((_e1 - _e0)) transport errors retried, $((_t1 - _t0)) timeouts"
+	# the injections happened (else this item tested nothing)
+	[ $((_e1 - _e0)) -gt 0 ] || bad "no transport error was injected (ioerr_cnt $_e0 -> $_e1)"
+	[ $((_t1 - _t0)) -gt 0 ] || bad "no timeout was injected (iotmo_cnt $_t0 -> $_t1)"
+	set_sched $D none
+	D=""
 }
 
 # --- the matrix -------------------------------------------------------------------------
@@ -528,6 +648,7 @@ run_matrix mq "$MODES_ONE" "submit_queues=4" w_mq
 run_matrix fs "$MODES_ONE" "" w_fs
 run_matrix cgwb "$MODES_ONE" "" w_cgwb
 run_matrix switch "hier" "" w_switch
+run_matrix faults "$MODES_ONE" "" w_faults
 if [ $FULL = 1 ]; then
 	run_matrix seq1m "$MODES_ALL" "" w_seqwrite 1m 8
 	run_matrix seq64k "$MODES_ALL" "" w_seqwrite 64k 64

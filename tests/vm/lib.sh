@@ -292,7 +292,7 @@ table_end() { echo "TABLE END"; }
 # boots again with vmtest.after=FILE:N, so that the items after it still run
 # (tests/vm/init sets RESUME_ITEM); item returns 1 for the items an earlier
 # boot has already run.  Items must therefore not depend on one another.
-ITEM_N=0
+ITEM_N=${ITEM_BASE:-0}
 item() {
 	ITEM_N=$((ITEM_N + 1))
 	[ "$ITEM_N" -le "${RESUME_ITEM:-0}" ] && return 1
@@ -351,28 +351,28 @@ run_watched_pids() {
 }
 
 _rw_wait() { # PID TMO DEVS
-	_p=$1 _tmo=$2 _devs=$3
+	_rwp=$1 _tmo=$2 _devs=$3
 	_st=$(date +%s)
 	_last=$(dev_ios $_devs) _lastt=$_st
 	WATCH_WHAT=""
-	while kill -0 "$_p" 2>/dev/null; do
+	while kill -0 "$_rwp" 2>/dev/null; do
 		sleep 1
 		_now=$(date +%s)
 		_c=$(dev_ios $_devs)
 		if [ "$_c" != "$_last" ]; then
 			_last=$_c _lastt=$_now
-		elif [ $((_now - _lastt)) -ge "${STALL:-30}" ] && kill -0 "$_p" 2>/dev/null; then
+		elif [ $((_now - _lastt)) -ge "${STALL:-30}" ] && kill -0 "$_rwp" 2>/dev/null; then
 			WATCH_WHAT="stall: the completed-IO count of $_devs stayed at $_c for $((_now - _lastt)) s"
-			_rw_dead "$_p" "$_devs"
+			_rw_dead "$_rwp" "$_devs"
 			return 1
 		fi
-		if [ $((_now - _st)) -ge "$_tmo" ] && kill -0 "$_p" 2>/dev/null; then
+		if [ $((_now - _st)) -ge "$_tmo" ] && kill -0 "$_rwp" 2>/dev/null; then
 			WATCH_WHAT="timeout: still running after $_tmo s (completed-IO count $_c, moving)"
-			_rw_dead "$_p" "$_devs"
+			_rw_dead "$_rwp" "$_devs"
 			return 2
 		fi
 	done
-	wait "$_p" 2>/dev/null
+	wait "$_rwp" 2>/dev/null
 	WAIT_RC=$?
 	return 0
 }
