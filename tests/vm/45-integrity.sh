@@ -289,12 +289,13 @@ w_mq() {
 		--name=cpu1 --cpus_allowed=1 --rw=randwrite --bssplit=4k/50:64k/30:256k/20 --iodepth=16 \
 		--offset=${_h}M --size=${_h}M
 	# CPU 0 and CPU 1 map to different hardware queues (so the two pinned
-	# jobs submitted to two queues)
+	# jobs submitted to two queues); the first queue listing a CPU is its
+	# default one (null_blk's poll queue, the last, lists every CPU)
 	_q0="" _q1=""
-	for _q in /sys/block/$D/mq/*; do
+	for _q in $(ls -d /sys/block/$D/mq/* | sort -t/ -k6 -n); do
 		_l=" $(tr ',' ' ' <$_q/cpu_list) "
-		case $_l in *" 0 "*) _q0=${_q##*/} ;; esac
-		case $_l in *" 1 "*) _q1=${_q##*/} ;; esac
+		case $_l in *" 0 "*) [ -n "$_q0" ] || _q0=${_q##*/} ;; esac
+		case $_l in *" 1 "*) [ -n "$_q1" ] || _q1=${_q##*/} ;; esac
 	done
 	NOTE="$(ls -d /sys/block/$D/mq/* | wc -l) hardware queues; CPU 0 -> queue $_q0, CPU 1 -> queue $_q1"
 	[ -n "$_q0" ] && [ -n "$_q1" ] && [ "$_q0" != "$_q1" ] ||
