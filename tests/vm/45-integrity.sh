@@ -594,13 +594,13 @@ w_faults() {
 	echo 400 >$SDP/every_nth
 	echo 4 >$SDP/opts
 	# shellcheck disable=SC2086
-	fio_phase "a timeout every 400th command" $KIB $_j --iodepth=32 --ioengine=libaio --direct=1 --do_verify=1
+	fio_phase "a timeout every 400th command" $KIB --name=f3 $_j --iodepth=32 --ioengine=libaio --direct=1 --do_verify=1
 	_t1=$(($(cat /sys/block/$D/device/iotmo_cnt)))
 	echo 0 >$SDP/opts
 	echo 0 >$SDP/every_nth
 	flush_caches $D
 	# shellcheck disable=SC2086
-	fio_phase "verify-only, injection off" $KIB $_j --iodepth=8 --ioengine=libaio --direct=1 --verify_only=1
+	fio_phase "verify-only, injection off" $KIB --name=f3 $_j --iodepth=8 --ioengine=libaio --direct=1 --verify_only=1
 	NOTE="scsi_debug $D: $((_e1 - _e0)) transport errors retried, $((_t1 - _t0)) timeouts"
 	# the injections happened (else this item tested nothing)
 	[ $((_e1 - _e0)) -gt 0 ] || bad "no transport error was injected (ioerr_cnt $_e0 -> $_e1)"
