@@ -34,13 +34,13 @@
 # (oops=panic): scripts/vm/vmtest fails that item with the oops line and
 # boots again to run the items after it.
 #
-# Default (vmtest.integrity=fast): 16 MiB per workload, one representative
+# Default (vmtest.integrity=fast): 8 MiB per workload, one representative
 # of each workload class per scheduler (seqwrite flat and hierarchical, the
 # others hierarchical).  vmtest.integrity=full (make vmtest-integrity): 64
 # MiB, both modes everywhere, and the variants (block sizes 4k to 1m,
 # iodepth 1 to 64, fsync and fdatasync, trimwrite).
 #
-# vmtest-budget: 480
+# vmtest-budget: 600
 # vmtest-budget-full: 5400
 
 FULL=0
@@ -48,7 +48,7 @@ IONLY=""
 SKIPCFG=$(sed -n 's/.*vmtest\.skipcfg=\([^ ]*\).*/\1/p' /proc/cmdline)
 case ${INTEGRITY:-fast} in *:*) IONLY=${INTEGRITY#*:} INTEGRITY=${INTEGRITY%%:*} ;; esac
 [ "$INTEGRITY" = full ] && FULL=1
-if [ $FULL = 1 ]; then SZ=64; else SZ=16; fi
+if [ $FULL = 1 ]; then SZ=64; else SZ=8; fi
 # the device of the oops report: 200 us timer completions, depth 2
 VDEV="irqmode=2 completion_nsec=200000 hw_queue_depth=2 memory_backed=1"
 CONTROLS="none mq-deadline bfq"
@@ -366,7 +366,7 @@ chmod +x /tmp/mktree
 # fs: a tree, checksums, remount, checksums; find/du from two cgroups
 w_fs() {
 	mkfs_mount || return
-	if [ $FULL = 1 ]; then _nd=12 _nf=40; else _nd=6 _nf=30; fi
+	if [ $FULL = 1 ]; then _nd=12 _nf=40; else _nd=4 _nf=24; fi
 	watched 240 "$D" /tmp/tree.$ITEM_N /tmp/cgexec ig /tmp/mktree $MNT/tree 7 $_nd $_nf || return
 	[ "$WAIT_RC" = 0 ] || {
 		bad "writing the tree: status $WAIT_RC: $(head -n 2 /tmp/tree.$ITEM_N)"
@@ -417,7 +417,7 @@ w_cgwb() {
 		cg_make $_g
 		grep -qw memory $CG/$_g/cgroup.controllers || bad "no memory controller in cgroup $_g"
 	done
-	[ $FULL = 1 ] && _mb=16 || _mb=6
+	[ $FULL = 1 ] && _mb=16 || _mb=4
 	mkdir -p $MNT/cwa $MNT/cwb
 	# buffered writes, then sync, from inside each cgroup
 	for _g in cwa cwb; do
