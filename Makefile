@@ -25,7 +25,7 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test check module vmtest bench format format-check clean distclean run
+.PHONY: all help setup build unit test check module vmtest vmtest-integrity bench format format-check clean distclean run
 
 all: build
 
@@ -38,6 +38,9 @@ help:
 	@echo "make check         checkpatch --strict + Kbuild module build with W=1 and sparse"
 	@echo "make module        build the kernel modules into build/kmod/"
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
+	@echo "                   (45-integrity's fast subset: 16 MiB, one item per workload class and scheduler)"
+	@echo "make vmtest-integrity  45-integrity's full matrix alone (64 MiB, both modes, all variants) on"
+	@echo "                   Debian's kernel; INTEGRITY_KERNEL=patched: on make vmtest-patched's kernel"
 	@echo "make patches       the patch series for a kernel tree, into out/patches/"
 	@echo "make intree-check  apply the series to linux-source-6.1 and build block/ (=y, =m)"
 	@echo "make vmtest-patched  build a patched kernel, run the VM suite on it built in (part of make test)"
@@ -74,6 +77,23 @@ module: setup
 # (efqsim --list-tunables gives the expected tunables: needs build)
 vmtest: setup build module
 	@scripts/vm/vmtest
+
+# 45-integrity's full matrix (tests/vm/45-integrity.sh, vmtest.integrity=full):
+# only that file, 64 MiB per workload, every scheduler flat and
+# hierarchical, block sizes 4k-1m, iodepth 1-64, fsync/fdatasync,
+# trim/trimwrite; a crash costs one boot each (no --crash-limit).  About 25
+# minutes when nothing crashes.  INTEGRITY_KERNEL=patched runs it on
+# `make vmtest-patched`'s kernel (built already) in built-in mode, with its
+# fault boot.
+INTEGRITY_KERNEL ?= debian
+vmtest-integrity: setup build
+ifeq ($(INTEGRITY_KERNEL),patched)
+	@EFQ_VM_DIR=build/vmtest-patched scripts/vm/vmtest --builtin --kernel build/vmtest-patched/obj/vmlinux \
+		--only 45-integrity --integrity full --timeout 6000 --budget 5600
+else
+	@$(MAKE) --no-print-directory module
+	@scripts/vm/vmtest --only 45-integrity --integrity full --timeout 6000 --budget 5600
+endif
 
 # --- run: the headline demo (efqsim, Release build) --------------------------
 # The cover letter's Test 2 (random reader vs N sequential readers) and

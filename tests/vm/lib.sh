@@ -284,3 +284,125 @@ dmesg_clean() {
 # table_begin NAME / table_end: the host re-prints what is in between
 table_begin() { echo "TABLE BEGIN: $1"; }
 table_end() { echo "TABLE END"; }
+
+# --- items: the unit a crash is attributed to -------------------------------------
+# item DESC...: start the next numbered item of this test file and print
+# "=== item FILE:N DESC".  When a boot's kernel dies (an oops panics the
+# guest), scripts/vm/vmtest finds the last such line, fails that item and
+# boots again with vmtest.after=FILE:N, so that the items after it still run
+# (tests/vm/init sets RESUME_ITEM); item returns 1 for the items an earlier
+# boot has already run.  Items must therefore not depend on one another.
+ITEM_N=${ITEM_BASE:-0}
+item() {
+	ITEM_N=$((ITEM_N + 1))
+	[ "$ITEM_N" -le "${RESUME_ITEM:-0}" ] && return 1
+	echo "=== item ${VMTEST_FILE:-?}:$ITEM_N $*"
+	dmesg | wc -l >/tmp/dmesg.item
+	return 0
+}
+
+# item_dmesg: the first kernel warning/oops line since the item began (empty
+# if none)
+item_dmesg() {
+	_from=$(cat /tmp/dmesg.item 2>/dev/null || echo 0)
+	dmesg | tail -n +$((_from + 1)) | grep -E "$KBAD" | head -n 1
+}
+
+# --- watched commands: timeouts and stalls -----------------------------------------
+# dev_ios DEV...: completed reads + writes + discards + flushes of the devices
+# (/sys/block/DEV/stat fields 1, 5, 12, 16)
+dev_ios() {
+	_s=0
+	for _d in "$@"; do
+		# shellcheck disable=SC2046
+		set -- $(cat /sys/block/$_d/stat 2>/dev/null) 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+		_s=$((_s + $1 + $5 + ${12} + ${16}))
+	done
+	echo $_s
+}
+
+# run_watched TMO "DEV..." OUT CMD...: run CMD in the background (output to
+# OUT) and wait for it at most TMO s, watching the devices: when their
+# completed-IO counter has not moved for ${STALL:-30} s while CMD still
+# runs, that is a stall.  Returns 0 when CMD ended (its status in WAIT_RC),
+# 1 on a stall, 2 on the timeout; on 1 and 2 the devices' state is dumped
+# (blk_dump_all), CMD is killed (it may not die: a task in D state), each
+# device is marked dead (/tmp/dead.DEV) and the hung-task panic is turned
+# off, so that the other tests go on.  WATCH_WHAT says what timed out or
+# stalled.
+run_watched() {
+	_tmo=$1 _devs=$2 _out=$3
+	shift 3
+	"$@" >"$_out" 2>&1 &
+	_rp=$!
+	_rw_wait "$_rp" "$_tmo" "$_devs"
+}
+
+# run_watched_pids TMO "DEV..." PID...: the same for processes already
+# started (e.g. by in_cg); WAIT_RC is the status of the last one
+run_watched_pids() {
+	_tmo=$1 _devs=$2
+	shift 2
+	_rc=0
+	for _p in "$@"; do
+		_rw_wait "$_p" "$_tmo" "$_devs" || return $?
+	done
+	return 0
+}
+
+_rw_wait() { # PID TMO DEVS
+	_rwp=$1 _tmo=$2 _devs=$3
+	_st=$(date +%s)
+	_last=$(dev_ios $_devs) _lastt=$_st
+	WATCH_WHAT=""
+	while kill -0 "$_rwp" 2>/dev/null; do
+		sleep 1
+		_now=$(date +%s)
+		_c=$(dev_ios $_devs)
+		if [ "$_c" != "$_last" ]; then
+			_last=$_c _lastt=$_now
+		elif [ $((_now - _lastt)) -ge "${STALL:-30}" ] && kill -0 "$_rwp" 2>/dev/null; then
+			WATCH_WHAT="stall: the completed-IO count of $_devs stayed at $_c for $((_now - _lastt)) s"
+			_rw_dead "$_rwp" "$_devs"
+			return 1
+		fi
+		if [ $((_now - _st)) -ge "$_tmo" ] && kill -0 "$_rwp" 2>/dev/null; then
+			WATCH_WHAT="timeout: still running after $_tmo s (completed-IO count $_c, moving)"
+			_rw_dead "$_rwp" "$_devs"
+			return 2
+		fi
+	done
+	wait "$_rwp" 2>/dev/null
+	WAIT_RC=$?
+	return 0
+}
+
+_rw_dead() { # PID DEVS
+	echo 0 >/proc/sys/kernel/hung_task_panic
+	log "$WATCH_WHAT"
+	for _d in $2; do
+		touch /tmp/dead.$_d
+		blk_dump_all $_d
+	done
+	# the command and its children (fio forks its jobs)
+	for _c in $(ps -o pid,ppid | awk -v p="$1" '$2 == p { print $1 }') "$1"; do
+		kill -9 "$_c" 2>/dev/null
+	done
+}
+
+# blk_dump_all DEV: blk_dump plus the tags, the scheduler tags and the
+# scheduler's tunables (reading the tags takes the queue's sysfs_lock, which
+# a stuck scheduler switch holds: each read gives up after 3 s)
+blk_dump_all() {
+	blk_dump $1
+	for _f in $DBG/block/$1/hctx*/tags $DBG/block/$1/hctx*/sched_tags $DBG/block/$1/hctx*/ctx*/*_rq_list; do
+		[ -f "$_f" ] || continue
+		echo "--- $_f"
+		timeout 3 head -c 2000 "$_f"
+	done
+	echo "--- /sys/block/$1/queue/scheduler: $(cat /sys/block/$1/queue/scheduler 2>/dev/null)"
+	echo "--- /sys/block/$1/inflight: $(cat /sys/block/$1/inflight 2>/dev/null)"
+	for _f in /sys/block/$1/queue/iosched/*; do
+		[ -f "$_f" ] && echo "--- ${_f#/sys/block/}: $(timeout 3 cat "$_f" 2>&1)"
+	done
+}
