@@ -903,8 +903,8 @@ static void as_add_request(struct as_data *ad, struct efq_queue *ioq,
 		list_add(&rq->queuelist, &aq->fifo_list[dir]);
 	else
 		list_add_tail(&rq->queuelist, &aq->fifo_list[dir]);
-	if (!at_head && rq_mergeable(rq))
-		elv_rqhash_add(q, rq);
+	if (!at_head)
+		efq_rq_hash_add(q, rq);
 	aq->nr_queued[dir]++;
 	if (p)
 		p->nr_queued++;
@@ -1077,6 +1077,24 @@ static void as_requeue_request(struct request *rq)
 				   ~AS_PRIV_DISPATCHED);
 	efq_put_queue(ioq);
 	spin_unlock_irqrestore(&efqd->lock, flags);
+}
+
+/* A front merge moved @rq's start sector: put it back in sector order. */
+static void as_request_merged(struct request_queue *q, struct request *rq,
+			      enum elv_merge type)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_queue *ioq = as_rq_ioq(rq);
+	struct as_queue *aq;
+	int dir = as_rq_dir(rq);
+
+	lockdep_assert_held(&efqd->lock);
+	if (type != ELEVATOR_FRONT_MERGE || !ioq || RB_EMPTY_NODE(&rq->rb_node))
+		return;
+	aq = ioq->sched_queue;
+	elv_rb_del(&aq->sort_list[dir], rq);
+	elv_rb_add(&aq->sort_list[dir], rq);
+	as_update_next(as_of(efqd), aq, dir);
 }
 
 /* @next was merged into @rq: it leaves, and @rq keeps the older deadline. */
@@ -1275,6 +1293,7 @@ static struct elevator_type as_sched = {
 		.requeue_request	= as_requeue_request,
 		.bio_merge		= efq_bio_merge,
 		.allow_merge		= efq_allow_merge,
+		.request_merged		= as_request_merged,
 		.requests_merged	= as_requests_merged,
 	},
 #ifdef CONFIG_BLK_DEBUG_FS

@@ -821,8 +821,7 @@ static void cfq_insert_one(struct cfq_data *cfqd, struct request *rq,
 	} else {
 		list_add_tail(&rq->queuelist, &cfqq->fifo);
 		cfqq->next_rq = cfq_choose_req(cfqd, cfqq->next_rq, rq);
-		if (rq_mergeable(rq))
-			elv_rqhash_add(q, rq);
+		efq_rq_hash_add(q, rq);
 	}
 	cfq_prio_tree_update(cfqd, cfqq);
 	if (sync && cic && cfqq->cic == cic) {
@@ -1047,6 +1046,27 @@ static bool cfq_allow_merge(struct request_queue *q, struct request *rq,
 	return true;
 }
 
+/*
+ * A front merge moved @rq's start sector: put it back in sector order, and
+ * the queue back under its next request's sector.
+ */
+static void cfq_request_merged(struct request_queue *q, struct request *rq,
+			       enum elv_merge type)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_queue *ioq = cfq_rq_ioq(rq);
+	struct cfq_queue *cfqq;
+
+	lockdep_assert_held(&efqd->lock);
+	if (type != ELEVATOR_FRONT_MERGE || !ioq || RB_EMPTY_NODE(&rq->rb_node))
+		return;
+	cfqq = ioq->sched_queue;
+	elv_rb_del(&cfqq->sort_list, rq);
+	elv_rb_add(&cfqq->sort_list, rq);
+	cfqq->next_rq = cfq_choose_req(efqd->sched_data, cfqq->next_rq, rq);
+	cfq_prio_tree_update(efqd->sched_data, cfqq);
+}
+
 static void cfq_requests_merged(struct request_queue *q, struct request *rq,
 				struct request *next)
 {
@@ -1237,6 +1257,7 @@ static struct elevator_type cfq_sched = {
 		.requeue_request	= cfq_requeue_request,
 		.bio_merge		= efq_bio_merge,
 		.allow_merge		= cfq_allow_merge,
+		.request_merged		= cfq_request_merged,
 		.requests_merged	= cfq_requests_merged,
 	},
 	.icq_size	= sizeof(struct cfq_io_cq),

@@ -222,11 +222,8 @@ static void dl_insert_requests(struct blk_mq_hw_ctx *hctx,
 			elv_rb_add(&dq->sort_list[dir], rq);
 			rq->fifo_time = ktime_get_ns() + dd->fifo_expire[dir];
 			list_add_tail(&rq->queuelist, &dq->fifo_list[dir]);
-			if (rq_mergeable(rq)) {
-				elv_rqhash_add(q, rq);
-				if (!q->last_merge)
-					q->last_merge = rq;
-			}
+			if (efq_rq_hash_add(q, rq) && !q->last_merge)
+				q->last_merge = rq;
 		}
 		efq_request_add(efqd, ioq, rq);
 	}

@@ -69,6 +69,7 @@
 #include <trace/events/block.h>
 
 #include "elevator.h"
+#include "blk.h"
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
 #include "blk-wbt.h"
@@ -1868,6 +1869,30 @@ static void efq_rq_unlink(struct efq_data *efqd, struct request *rq)
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
 }
+
+/**
+ * efq_rq_hash_add() - offer a queued request for back merges
+ * @q: the request queue
+ * @rq: a request just queued at the tail
+ *
+ * Puts @rq on the elevator hash if it may be merged into.  Not a discard
+ * that the device takes as a list of ranges (max_discard_segments > 1):
+ * 6.1's attempt_merge() merges those without calling requests_merged, so
+ * the insert-merge chain of elv_attempt_insert_merge() would free a queued
+ * discard behind the scheduler's back.  Such discards then merge only in
+ * their submitter's plug.
+ *
+ * Return: true if @rq was hashed.
+ */
+bool efq_rq_hash_add(struct request_queue *q, struct request *rq)
+{
+	if (!rq_mergeable(rq) ||
+	    (req_op(rq) == REQ_OP_DISCARD && queue_max_discard_segments(q) > 1))
+		return false;
+	elv_rqhash_add(q, rq);
+	return true;
+}
+EXPORT_SYMBOL_GPL(efq_rq_hash_add);
 
 /**
  * efq_request_merged_away() - a queued request was merged into another

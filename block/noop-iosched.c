@@ -100,8 +100,7 @@ static void noop_insert_requests(struct blk_mq_hw_ctx *hctx,
 			list_add(&rq->queuelist, &nq->fifo);
 		} else {
 			list_add_tail(&rq->queuelist, &nq->fifo);
-			if (rq_mergeable(rq))
-				elv_rqhash_add(q, rq);
+			efq_rq_hash_add(q, rq);
 		}
 		efq_request_add(efqd, ioq, rq);
 	}

@@ -448,6 +448,7 @@ bool efq_queue_slice_used(struct efq_queue *ioq);
 /* --- request events, in the order a request sees them --- */
 void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 		     struct request *rq);
+bool efq_rq_hash_add(struct request_queue *q, struct request *rq);
 void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 			     struct request *rq);
 void efq_request_dispatched(struct efq_data *efqd, struct efq_queue *ioq,

@@ -148,6 +148,7 @@ bool Model::init(std::string *err)
 	q_->limits.max_sectors = 2560; // max_sectors_kb 1280
 	q_->limits.max_hw_sectors = 2560;
 	q_->limits.logical_block_size = 512;
+	q_->limits.max_discard_segments = 1;
 	// as a driver says so (null_blk, sd for a non-rotational disk): cfq
 	// does not idle on a queueing non-rotational device
 	if (!dev_->rotational())
@@ -615,7 +616,9 @@ void Model::requeue(struct request *rq)
 	// work again): that run would meet the same answer at the same time,
 	// forever.  The delayed run is the one that counts.
 	requeueing_ = true;
-	if ((rq->rq_flags & RQF_ELV) && e->type->ops.requeue_request)
+	// blk_mq_sched_requeue_request(): only a request the scheduler
+	// prepared
+	if ((rq->rq_flags & RQF_ELVPRIV) && e->type->ops.requeue_request)
 		e->type->ops.requeue_request(rq);
 	LIST_HEAD(list);
 	list_add(&rq->queuelist, &list);

@@ -163,6 +163,31 @@ char *sim_elv_debugfs_read(struct request_queue *q, const char *name, int *err)
 	return nullptr;
 }
 
+/*
+ * A sort tree is in order only if nobody moved a request's start sector
+ * without re-sorting it (a front merge: elv_merged_request() leaves that to
+ * the scheduler's request_merged).  Checked around each node added or
+ * removed.
+ */
+static void check_sorted(struct request *rq, const char *where)
+{
+	struct rb_node *prev = rb_prev(&rq->rb_node), *next = rb_next(&rq->rb_node);
+	bool bad;
+
+	if (where[7] == 'd')
+		// elv_rb_del(): the node leaving may be the one that moved (a
+		// re-sort deletes and adds it); its neighbours must be in order
+		bad = prev && next && blk_rq_pos(rb_entry_rq(prev)) > blk_rq_pos(rb_entry_rq(next));
+	else
+		bad = (prev && blk_rq_pos(rb_entry_rq(prev)) > blk_rq_pos(rq)) ||
+		      (next && blk_rq_pos(rb_entry_rq(next)) < blk_rq_pos(rq));
+	if (bad)
+		sim::warn(__FILE__, __LINE__,
+			  sim::format("%s(): sort tree out of order around sector %llu (a front "
+				      "merge moved a request without re-sorting it)",
+				      where, (unsigned long long)blk_rq_pos(rq)));
+}
+
 /* Requests sorted by start sector; equal sectors keep insertion order. */
 void elv_rb_add(struct rb_root *root, struct request *rq)
 {
@@ -177,11 +202,13 @@ void elv_rb_add(struct rb_root *root, struct request *rq)
 	}
 	rb_link_node(&rq->rb_node, parent, p);
 	rb_insert_color(&rq->rb_node, root);
+	check_sorted(rq, "elv_rb_add");
 }
 
 void elv_rb_del(struct rb_root *root, struct request *rq)
 {
 	BUG_ON(RB_EMPTY_NODE(&rq->rb_node));
+	check_sorted(rq, "elv_rb_del");
 	rb_erase(&rq->rb_node, root);
 	RB_CLEAR_NODE(&rq->rb_node);
 }

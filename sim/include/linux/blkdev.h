@@ -43,6 +43,7 @@ struct queue_limits {
 	unsigned int max_sectors;
 	unsigned int logical_block_size;
 	unsigned short max_segments;
+	unsigned short max_discard_segments;
 };
 
 typedef void (sim_run_hw_queues_fn)(struct request_queue *q, bool async);
@@ -134,6 +135,11 @@ static inline bool blk_queue_flag_test_and_set(unsigned int flag, struct request
 
 #define blk_queue_dying(q) test_bit(QUEUE_FLAG_DYING, &(q)->queue_flags)
 #define blk_queue_nonrot(q) test_bit(QUEUE_FLAG_NONROT, &(q)->queue_flags)
+static inline unsigned short queue_max_discard_segments(const struct request_queue *q)
+{
+	return q->limits.max_discard_segments;
+}
+
 #define blk_queue_nomerges(q) test_bit(QUEUE_FLAG_NOMERGES, &(q)->queue_flags)
 #define blk_queue_noxmerges(q) test_bit(QUEUE_FLAG_NOXMERGES, &(q)->queue_flags)
 #define blk_queue_sq_sched(q) test_bit(QUEUE_FLAG_SQ_SCHED, &(q)->queue_flags)
