@@ -38,7 +38,7 @@ help:
 	@echo "make check         checkpatch --strict + Kbuild module build with W=1 and sparse"
 	@echo "make module        build the kernel modules into build/kmod/"
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
-	@echo "                   (45-integrity's fast subset: 16 MiB, one item per workload class and scheduler)"
+	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler)"
 	@echo "make vmtest-integrity  45-integrity's full matrix alone (64 MiB, both modes, all variants) on"
 	@echo "                   Debian's kernel; INTEGRITY_KERNEL=patched: on make vmtest-patched's kernel"
 	@echo "make patches       the patch series for a kernel tree, into out/patches/"

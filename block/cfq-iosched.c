@@ -765,8 +765,9 @@ static void cfq_exit_sched(struct elevator_queue *e)
 }
 
 /*
- * The process exited (or the elevator goes): called with the queue's
- * queue_lock held, so q->elevator is cfq's.  Under cfq's lock, so that an
+ * The process exited (or the elevator goes): called under the io_context's
+ * lock.  q->elevator is cfq's: the block layer exits every icq of a queue
+ * (ioc_clear_queue()) before exit_sched.  Under cfq's lock, so that an
  * insert cannot attach a new queue behind our back.
  */
 static void cfq_exit_icq(struct io_cq *icq)

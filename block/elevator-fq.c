@@ -2286,10 +2286,12 @@ EXPORT_SYMBOL_GPL(efq_nr_group_requests_store);
  * @data: the tag allocation; its shallow depth is set here
  *
  * A group holding nr_group_requests requests (queued or in flight) gets a
- * shallow depth of one tag, so its submitters wait while other groups
- * still find tags (the blk-mq form of V10's per-group request lists).
- * While the root group is the device's only group (flat mode, or no
- * cgroup sent IO yet) there is nobody to protect and nothing is capped.  The
+ * shallow depth of one, so its submitters wait while other groups still
+ * find tags (the blk-mq form of V10's per-group request lists).  sbitmap
+ * applies a shallow depth per word of the tag map: one tag of each word
+ * (of 64 or fewer tags) stays reachable, and the depth holds for the whole
+ * wait of the allocation that got it.  In flat mode, and while no cgroup
+ * sent IO yet, there is nobody to protect and nothing is capped.  The
  * group is the submitting task's; writeback submitted by a flusher thread
  * counts against the flusher's group here, although its requests are the
  * dirtier's.

@@ -420,6 +420,21 @@ void EfqTest::Complete(struct request *rq)
 	FreeRequest(rq);
 }
 
+void EfqTest::RequeueBypassing(struct request *rq)
+{
+	auto it = std::find(inflight_.begin(), inflight_.end(), rq);
+	ASSERT_NE(it, inflight_.end()) << "request not in flight";
+	inflight_.erase(it);
+	FakeQueue *fq = static_cast<FakeQueue *>(rq->elv.priv[0]);
+	fq->inflight--;
+	struct efq_queue *ioq = fq->ioq;
+	Lock();
+	efq_request_requeued(efqd_, ioq, rq);
+	efq_put_queue(ioq);
+	Unlock();
+	FreeRequest(rq);
+}
+
 void EfqTest::MergeAway(FakeQueue *fq)
 {
 	ASSERT_GE(fq->queued.size(), 2u);

@@ -190,6 +190,10 @@ protected:
 	// Dispatch from @fq, which must be the active queue (no select).
 	struct request *DispatchFrom(FakeQueue *fq);
 	void Complete(struct request *rq);
+	// The driver gives @rq back with RQF_DONTPREP: the engine forgets the
+	// dispatch (efq_request_requeued()), and the request completes later
+	// through hctx->dispatch, never seen by the scheduler again.
+	void RequeueBypassing(struct request *rq);
 	void CompleteAll()
 	{
 		while (!inflight_.empty())

@@ -774,6 +774,25 @@ TEST_F(FairnessDrain, Fairness1WaitsForDispatchedRequestsBeforeSwitching)
 	EXPECT_EQ(Select(), b);
 }
 
+// The last request the drain waits for is given back by the driver with
+// RQF_DONTPREP: it completes through hctx->dispatch, out of the engine's
+// sight.  The requeue must end the wait and ask for a run (review lead 6),
+// or nothing would: no request of a's is in flight any more.
+TEST_F(FairnessDrain, ARequeueOfTheLastAwaitedRequestEndsTheDrain)
+{
+	efqd()->fairness = 1;
+	Build();
+	EXPECT_EQ(Select(), nullptr);
+	Complete(r2);
+	ASSERT_TRUE(efqd()->hold);
+	unsigned long runs = queue()->sim_run_count;
+	RequeueBypassing(r3);
+	EXPECT_FALSE(efqd()->hold);
+	EXPECT_TRUE(efq_has_work(efqd()));
+	EXPECT_GT(queue()->sim_run_count, runs) << "the requeue asks for a run";
+	EXPECT_NE(Select(), nullptr);
+}
+
 TEST_F(FairnessDrain, Fairness0SwitchesWithRequestsInFlight)
 {
 	Build();
