@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sim/gtest_guard.h>
@@ -179,5 +180,49 @@ protected:
 		return out;
 	}
 };
+
+// A test name part for a scheduler: "deadline-fq" -> "deadline_fq".
+inline std::string SchedName(const char *sched)
+{
+	std::string s = sched;
+	std::replace(s.begin(), s.end(), '-', '_');
+	return s;
+}
+
+// The four efq schedulers, flat and hierarchical, on a device like the VM's
+// memory-backed null_blk with hw_queue_depth=2 and 200 us completions:
+// requests queue up in the scheduler, merge and interleave.
+class SchedModeTest : public SchedTest,
+		      public ::testing::WithParamInterface<std::tuple<const char *, bool>> {
+protected:
+	void SetUp() override
+	{
+		SchedTest::SetUp();
+		Config cfg;
+		cfg.scheduler = std::get<0>(GetParam());
+		cfg.hierarchical = std::get<1>(GetParam());
+		Make(cfg, 2, 200 * kUs);
+	}
+	// Sectors the device was sent.
+	uint64_t SentSectors() const
+	{
+		uint64_t s = 0;
+		for (const auto &x : dev_->sent)
+			s += x.rq.sectors;
+		return s;
+	}
+};
+
+inline auto AllSchedModes()
+{
+	return ::testing::Combine(::testing::Values("noop", "deadline-fq", "as", "cfq"),
+				  ::testing::Bool());
+}
+
+inline std::string
+SchedModeTestName(const ::testing::TestParamInfo<std::tuple<const char *, bool>> &info)
+{
+	return SchedName(std::get<0>(info.param)) + (std::get<1>(info.param) ? "_hier" : "_flat");
+}
 
 } // namespace efqtest

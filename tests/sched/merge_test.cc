@@ -16,29 +16,7 @@ using namespace efqtest;
 
 const auto *env = ::testing::AddGlobalTestEnvironment(new SchedEnv);
 
-class Merge : public SchedTest,
-	      public ::testing::WithParamInterface<std::tuple<const char *, bool>> {
-protected:
-	void SetUp() override
-	{
-		SchedTest::SetUp();
-		auto [sched, hier] = GetParam();
-		Config cfg;
-		cfg.scheduler = sched;
-		cfg.hierarchical = hier;
-		// a memory-backed null_blk with hw_queue_depth=2 and 200 us
-		// completions: requests queue up in the scheduler and merge
-		Make(cfg, 2, 200 * kUs);
-	}
-	// Sectors the device was sent.
-	uint64_t SentSectors() const
-	{
-		uint64_t s = 0;
-		for (const auto &x : dev_->sent)
-			s += x.rq.sectors;
-		return s;
-	}
-};
+class Merge : public SchedModeTest {};
 
 // fio --rw=write --bs=4k --iodepth=32 --direct=1: 6.1 sets q->last_merge
 // after every merge and leaves clearing it to the scheduler; a scheduler
@@ -153,15 +131,6 @@ TEST_P(Merge, PluggedWritebackBatchesReachTheDeviceWhole)
 	EXPECT_EQ(SentSectors() * 512, submitted);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllSchedulers, Merge,
-			 ::testing::Combine(::testing::Values("noop", "deadline-fq", "as", "cfq"),
-					    ::testing::Bool()),
-			 [](const auto &info) {
-				 std::string s = std::get<0>(info.param);
-				 for (char &c : s)
-					 if (c == '-')
-						 c = '_';
-				 return s + (std::get<1>(info.param) ? "_hier" : "_flat");
-			 });
+INSTANTIATE_TEST_SUITE_P(AllSchedulers, Merge, AllSchedModes(), SchedModeTestName);
 
 } // namespace

@@ -15,19 +15,7 @@ using namespace efqtest;
 
 const auto *env = ::testing::AddGlobalTestEnvironment(new SchedEnv);
 
-class Progress : public SchedTest,
-		 public ::testing::WithParamInterface<std::tuple<const char *, bool>> {
-protected:
-	void SetUp() override
-	{
-		SchedTest::SetUp();
-		auto [sched, hier] = GetParam();
-		Config cfg;
-		cfg.scheduler = sched;
-		cfg.hierarchical = hier;
-		Make(cfg, 2, 200 * kUs);
-	}
-};
+class Progress : public SchedModeTest {};
 
 // One direct read, then a burst of buffered (async) writes while it is in
 // flight: cfq holds async queues while sync requests are in the driver,
@@ -113,23 +101,11 @@ INSTANTIATE_TEST_SUITE_P(AllSchedulers, Requeue,
 			 ::testing::Combine(::testing::Values("noop", "deadline-fq", "as", "cfq"),
 					    ::testing::Bool(), ::testing::Bool()),
 			 [](const auto &info) {
-				 std::string s = std::get<0>(info.param);
-				 for (char &c : s)
-					 if (c == '-')
-						 c = '_';
-				 return s + (std::get<1>(info.param) ? "_hier" : "_flat") +
+				 return SchedName(std::get<0>(info.param)) +
+					(std::get<1>(info.param) ? "_hier" : "_flat") +
 					(std::get<2>(info.param) ? "_dontprep" : "_sched");
 			 });
 
-INSTANTIATE_TEST_SUITE_P(AllSchedulers, Progress,
-			 ::testing::Combine(::testing::Values("noop", "deadline-fq", "as", "cfq"),
-					    ::testing::Bool()),
-			 [](const auto &info) {
-				 std::string s = std::get<0>(info.param);
-				 for (char &c : s)
-					 if (c == '-')
-						 c = '_';
-				 return s + (std::get<1>(info.param) ? "_hier" : "_flat");
-			 });
+INSTANTIATE_TEST_SUITE_P(AllSchedulers, Progress, AllSchedModes(), SchedModeTestName);
 
 } // namespace

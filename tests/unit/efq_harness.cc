@@ -405,7 +405,8 @@ struct request *EfqTest::Dispatch(bool force)
 	return DispatchFrom(Select(force));
 }
 
-void EfqTest::Complete(struct request *rq)
+// @rq leaves the driver: completed, or given back (@requeued).
+void EfqTest::Release(struct request *rq, bool requeued)
 {
 	auto it = std::find(inflight_.begin(), inflight_.end(), rq);
 	ASSERT_NE(it, inflight_.end()) << "request not in flight";
@@ -414,25 +415,23 @@ void EfqTest::Complete(struct request *rq)
 	fq->inflight--;
 	struct efq_queue *ioq = fq->ioq;
 	Lock();
-	efq_request_completed(efqd_, ioq, rq);
+	if (requeued)
+		efq_request_requeued(efqd_, ioq, rq);
+	else
+		efq_request_completed(efqd_, ioq, rq);
 	efq_put_queue(ioq); // finish_request: the request's reference
 	Unlock();
 	FreeRequest(rq);
 }
 
+void EfqTest::Complete(struct request *rq)
+{
+	Release(rq, false);
+}
+
 void EfqTest::RequeueBypassing(struct request *rq)
 {
-	auto it = std::find(inflight_.begin(), inflight_.end(), rq);
-	ASSERT_NE(it, inflight_.end()) << "request not in flight";
-	inflight_.erase(it);
-	FakeQueue *fq = static_cast<FakeQueue *>(rq->elv.priv[0]);
-	fq->inflight--;
-	struct efq_queue *ioq = fq->ioq;
-	Lock();
-	efq_request_requeued(efqd_, ioq, rq);
-	efq_put_queue(ioq);
-	Unlock();
-	FreeRequest(rq);
+	Release(rq, true);
 }
 
 void EfqTest::MergeAway(FakeQueue *fq)

@@ -194,6 +194,7 @@ protected:
 	// dispatch (efq_request_requeued()), and the request completes later
 	// through hctx->dispatch, never seen by the scheduler again.
 	void RequeueBypassing(struct request *rq);
+	void Release(struct request *rq, bool requeued);
 	void CompleteAll()
 	{
 		while (!inflight_.empty())

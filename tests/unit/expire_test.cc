@@ -12,7 +12,32 @@ namespace {
 class ExpireReason : public EfqTest {};
 class Idling : public EfqTest {};
 class GroupIdle : public EfqTest {};
-class WaitBusy : public EfqTest {};
+class WaitBusy : public EfqTest {
+protected:
+	struct efq_group *g = nullptr;
+	FakeQueue *q = nullptr, *r = nullptr;
+
+	// group_idle 0; q (idle window on), in group g, has two requests, r in
+	// the root one; q is served and its first request completes, which
+	// starts its slice.  Returns q's second request, dispatched.
+	struct request *Start(bool sibling = false)
+	{
+		efqd()->group_idle = 0;
+		g = GroupOf(Cgroup("a"));
+		q = NewQueue(g);
+		r = NewQueue(Root());
+		AddN(q, 2);
+		if (sibling)
+			Add(NewQueue(g));
+		Add(r);
+		Lock();
+		efq_mark_queue_idle_window(q->ioq);
+		Unlock();
+		EXPECT_EQ(Select(), q);
+		Complete(DispatchFrom(q));
+		return DispatchFrom(q);
+	}
+};
 class Fairness : public EfqTest {};
 class UntimedShortcut : public EfqTest {};
 class SingleQueueMode : public EfqTest {
@@ -629,17 +654,7 @@ TEST_F(WaitBusyGroup, RequestDuringWaitBusyKeepsTheGroupBacklogged)
 
 TEST_F(WaitBusy, QueueWaitsBusyEvenWithGroupIdleZero)
 {
-	efqd()->group_idle = 0;
-	struct efq_group *g = GroupOf(Cgroup("a"));
-	FakeQueue *q = NewQueue(g), *r = NewQueue(Root());
-	AddN(q, 2);
-	Add(r);
-	Lock();
-	efq_mark_queue_idle_window(q->ioq);
-	Unlock();
-	ASSERT_EQ(Select(), q);
-	Complete(DispatchFrom(q));
-	struct request *rq = DispatchFrom(q);
+	struct request *rq = Start();
 	Advance(100 * kMs);
 	Complete(rq);
 	EXPECT_TRUE(efq_group_wait_busy(g));
@@ -656,17 +671,7 @@ TEST_F(WaitBusy, QueueWaitsBusyEvenWithGroupIdleZero)
 // it, and the other queues would stall (review lead 7).
 TEST_F(WaitBusy, NoHoldWhenTheSliceEndsAfterTheLastCompletionWithNothingArmed)
 {
-	efqd()->group_idle = 0;
-	struct efq_group *g = GroupOf(Cgroup("a"));
-	FakeQueue *q = NewQueue(g), *r = NewQueue(Root());
-	AddN(q, 2);
-	Add(r);
-	Lock();
-	efq_mark_queue_idle_window(q->ioq);
-	Unlock();
-	ASSERT_EQ(Select(), q);
-	Complete(DispatchFrom(q)); // the slice starts here
-	struct request *rq = DispatchFrom(q);
+	struct request *rq = Start();
 	Advance(q->ioq->slice_end - Now() - 1);
 	Complete(rq); // empty, its slice not yet used: no wait-busy armed
 	ASSERT_EQ(sim_clock_pending(), 0u);
@@ -680,18 +685,7 @@ TEST_F(WaitBusy, NoHoldWhenTheSliceEndsAfterTheLastCompletionWithNothingArmed)
 // than one queue), the disk goes on.
 TEST_F(WaitBusy, NoWaitBusyWhileAnotherQueueOfTheGroupIsBusy)
 {
-	efqd()->group_idle = 0;
-	struct efq_group *g = GroupOf(Cgroup("a"));
-	FakeQueue *q = NewQueue(g), *q2 = NewQueue(g), *r = NewQueue(Root());
-	AddN(q, 2);
-	Add(q2);
-	Add(r);
-	Lock();
-	efq_mark_queue_idle_window(q->ioq);
-	Unlock();
-	ASSERT_EQ(Select(), q);
-	Complete(DispatchFrom(q));
-	struct request *rq = DispatchFrom(q);
+	struct request *rq = Start(/*sibling=*/true);
 	Advance(100 * kMs);
 	Complete(rq);
 	EXPECT_FALSE(efq_group_wait_busy(g));
