@@ -320,14 +320,24 @@ static void efq_apply(struct blkcg *blkcg, struct efq_cgroup *ecg, dev_t dev)
 	spin_unlock_irq(&blkcg->lock);
 }
 
+/* Is @weight in range?  Says why not (ratelimited: writers may be delegated). */
 static bool efq_valid_weight(unsigned int weight)
 {
-	return weight >= EFQ_WEIGHT_MIN && weight <= EFQ_WEIGHT_MAX;
+	if (weight >= EFQ_WEIGHT_MIN && weight <= EFQ_WEIGHT_MAX)
+		return true;
+	pr_warn_ratelimited("efq: weight %u out of range %u..%u\n", weight,
+			    EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+	return false;
 }
 
+/* Is @ioclass a class a group may have?  Says why not. */
 static bool efq_valid_class(unsigned int ioclass)
 {
-	return ioclass >= IOPRIO_CLASS_RT && ioclass <= IOPRIO_CLASS_IDLE;
+	if (ioclass >= IOPRIO_CLASS_RT && ioclass <= IOPRIO_CLASS_IDLE)
+		return true;
+	pr_warn_ratelimited("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
+			    ioclass);
+	return false;
 }
 
 /**
@@ -345,11 +355,8 @@ int efq_cgroup_set_weight(struct blkcg *blkcg, unsigned int weight)
 {
 	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
 
-	if (!efq_valid_weight(weight)) {
-		pr_warn_ratelimited("efq: weight %u out of range %u..%u\n",
-				    weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+	if (!efq_valid_weight(weight))
 		return -EINVAL;
-	}
 	if (!ecg)
 		return -ENODEV;
 	spin_lock_irq(&ecg->lock);
@@ -371,11 +378,8 @@ int efq_cgroup_set_ioprio_class(struct blkcg *blkcg, unsigned int ioclass)
 {
 	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
 
-	if (!efq_valid_class(ioclass)) {
-		pr_warn_ratelimited("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
-				    ioclass);
+	if (!efq_valid_class(ioclass))
 		return -EINVAL;
-	}
 	if (!ecg)
 		return -ENODEV;
 	spin_lock_irq(&ecg->lock);
@@ -475,16 +479,8 @@ static int efq_update_rule(struct blkcg *blkcg, dev_t dev, unsigned int weight,
 int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
 			      unsigned int weight, unsigned int ioclass)
 {
-	if (weight && !efq_valid_weight(weight)) {
-		pr_warn_ratelimited("efq: weight %u out of range %u..%u (0 removes)\n",
-				    weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+	if ((weight && !efq_valid_weight(weight)) || !efq_valid_class(ioclass))
 		return -EINVAL;
-	}
-	if (!efq_valid_class(ioclass)) {
-		pr_warn_ratelimited("efq: ioprio class %u is not 1 (rt), 2 (be) or 3 (idle)\n",
-				    ioclass);
-		return -EINVAL;
-	}
 	return efq_update_rule(blkcg, dev, weight, ioclass);
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_set_dev_policy);
@@ -581,11 +577,8 @@ int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf)
 		weight = 0;
 	else if (kstrtouint(tok[1], 10, &weight) || !weight)
 		goto bad;
-	if (weight && !efq_valid_weight(weight)) {
-		pr_warn_ratelimited("efq: weight %u out of range %u..%u\n",
-				    weight, EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
+	if (weight && !efq_valid_weight(weight))
 		return -EINVAL;
-	}
 	return efq_update_rule(blkcg, dev, weight, IOPRIO_CLASS_NONE);
 bad:
 	pr_warn_ratelimited("efq: weight must be \"N\", \"default N\", \"MAJ:MIN N\" or \"MAJ:MIN default\"\n");
