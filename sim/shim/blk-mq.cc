@@ -80,8 +80,7 @@ bool cgroup_mergeable(struct request *rq, struct bio *bio)
 			  rq);
 		return false;
 	}
-	return rq->bio->bi_blkg == bio->bi_blkg &&
-	       bio_issue_as_root_blkg(rq->bio) == bio_issue_as_root_blkg(bio);
+	return blk_cgroup_mergeable(rq, bio);
 }
 
 // blk_rq_merge_ok()
