@@ -212,6 +212,10 @@ void note_merged(struct request_queue *q, struct request *rq, enum elv_merge typ
 	struct elevator_queue *e = q->elevator;
 	if (e->type->ops.request_merged)
 		e->type->ops.request_merged(q, rq, type);
+	// a front merge moved the request's start: 6.1 leaves re-sorting it to
+	// the scheduler (mq-deadline's dd_request_merged does), so check it here
+	if (type == ELEVATOR_FRONT_MERGE)
+		sim::check_rq_sorted(rq, "elv_merged_request() after a front merge");
 	if (type == ELEVATOR_BACK_MERGE)
 		rqhash_reposition(q, rq);
 	q->last_merge = rq;

@@ -188,6 +188,28 @@ static void check_sorted(struct request *rq, const char *where)
 				      where, (unsigned long long)blk_rq_pos(rq)));
 }
 
+} // extern "C"
+
+namespace sim {
+void check_rq_sorted(struct request *rq, const char *where)
+{
+	struct rb_node *prev, *next;
+
+	if (RB_EMPTY_NODE(&rq->rb_node))
+		return;
+	prev = rb_prev(&rq->rb_node);
+	next = rb_next(&rq->rb_node);
+	if ((prev && blk_rq_pos(rb_entry_rq(prev)) > blk_rq_pos(rq)) ||
+	    (next && blk_rq_pos(rb_entry_rq(next)) < blk_rq_pos(rq)))
+		warn(__FILE__, __LINE__,
+		     format("%s: request at sector %llu out of order on its sort tree (a front "
+			    "merge moved it and the scheduler did not re-sort it)",
+			    where, (unsigned long long)blk_rq_pos(rq)));
+}
+} // namespace sim
+
+extern "C" {
+
 /* Requests sorted by start sector; equal sectors keep insertion order. */
 void elv_rb_add(struct rb_root *root, struct request *rq)
 {

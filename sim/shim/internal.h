@@ -10,6 +10,8 @@ extern "C" {
 #include <linux/lockdep_types.h>
 }
 
+struct request;
+
 namespace sim {
 
 // printf into a std::string.
@@ -33,6 +35,11 @@ void run_deferred();
 // WARN about (and disarm) armed timers inside [p, p + size): memory being
 // freed, as the kernel's debugobjects do.
 void check_timers_freed(const void *p, size_t size);
+
+// WARN unless @rq, on a scheduler's sort tree, sits between its neighbours
+// by start sector: what a front merge must restore (the scheduler's
+// request_merged re-sorts the request).  Nothing for a request on no tree.
+void check_rq_sorted(struct request *rq, const char *where);
 
 void clock_reset();
 void slab_reset();

@@ -77,6 +77,33 @@ TEST_P(Merge, ABioBridgingTwoQueuedRequestsLeavesNoFreedRequestOnTheHash)
 	}
 }
 
+// A front merge moves a request's start sector; 6.1's elv_merged_request()
+// leaves re-sorting it to the scheduler's request_merged (cfq and as had
+// none at first).  The request [816,824) grows at its end first, which makes
+// it q->last_merge, the front-merge candidate of every scheduler (only
+// deadline-fq looks one up in its sort tree); then a bio of 20 sectors
+// [796,816) joins it in front, overlapping the queued [800,808) (the block
+// core does not care): the merged request starts before its left neighbour
+// and must be moved on the sort tree (the shim checks its place after every
+// front merge).
+TEST_P(Merge, AFrontMergeLeavesTheSortTreeInOrder)
+{
+	TaskId t = Task(Spec("p", "g"));
+	auto busy1 = Submit(t, 1ull << 30, 4096, true);
+	auto busy2 = Submit(t, (1ull << 30) + (1 << 20), 4096, true);
+	auto a = Submit(t, 800 * 512, 4096, true);
+	auto b = Submit(t, 816 * 512, 4096, true);
+	auto c = Submit(t, 4000 * 512, 4096, true);
+	uint64_t before = m_->counters().bio_merges;
+	auto grow = Submit(t, 824 * 512, 4096, true);
+	auto front = Submit(t, 796 * 512, 20 * 512, true);
+	EXPECT_EQ(m_->counters().bio_merges, before + 2) << "both bios must merge to test anything";
+	ASSERT_TRUE(m_->drain(m_->now() + 10'000 * kMs));
+	for (const auto &x : {busy1, busy2, a, b, c, grow, front})
+		EXPECT_GE(*x, 0) << "every write completes";
+	EXPECT_EQ(SentSectors(), 6u * 8u + 20u);
+}
+
 // The insert-merge chain: a plugged request [16,24) is inserted after
 // [8,16) and [0,8) were queued; 6.1 merges it into [8,16), then that into
 // [0,8) (elv_attempt_insert_merge() goes on while merges succeed), so the
