@@ -607,7 +607,12 @@ static enum hrtimer_restart as_antic_timeout(struct hrtimer *timer)
 	bool kick = false;
 
 	spin_lock_irqsave(&efqd->lock, flags);
-	if (!ad->antic_armed)
+	/*
+	 * Queued again: while this callback waited for the lock, the wait it
+	 * fired for was stopped and a new one armed, which expires on its own
+	 * (as the engine's idle timer, review lead 14).
+	 */
+	if (!ad->antic_armed || hrtimer_is_queued(timer))
 		goto out;
 	ad->antic_armed = false;
 	if (!as_waiting(ad))

@@ -437,6 +437,26 @@ static void cfq_detach_sync_queue(struct cfq_data *cfqd,
 }
 
 /*
+ * The process of @other, its sync queue in its other group, submits to
+ * this one: if @other is in service and idles for the process's next
+ * request, that request has come, to the other queue in another group, and
+ * no preemption reaches across groups.  End the idle, or every switch
+ * between data (its cgroup) and metadata (the root group) costs a whole
+ * slice_idle.
+ */
+static void cfq_end_idle_for_self(struct cfq_data *cfqd,
+				  struct cfq_queue *other)
+{
+	struct efq_data *efqd = cfqd->efqd;
+
+	if (other && other->ioq == efqd->active_queue &&
+	    !other->ioq->nr_queued) {
+		efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
+		efq_schedule_dispatch(efqd);
+	}
+}
+
+/*
  * The queue of a request, with a reference for it: the submitter's sync
  * queue in the request's group, or the group's async queue for its
  * priority; the fallback queue if memory is short.
@@ -462,6 +482,7 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 		cfqq = cic->cfqq[slot];
 		if (cfqq && efq_queue_group(cfqq->ioq) != iog)
 			cfq_detach_sync_queue(cfqd, cic, slot);
+		cfq_end_idle_for_self(cfqd, cic->cfqq[slot ^ 1]);
 		if (!cic->cfqq[slot]) {
 			cfqq = cfq_new_queue(cfqd, iog, true, rq->ioprio,
 					     current->pid);

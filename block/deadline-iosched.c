@@ -333,7 +333,12 @@ static bool dl_has_work(struct blk_mq_hw_ctx *hctx)
 
 /*
  * Front merges: a queued request of the bio's group that starts where the
- * bio ends.  Back merges are found by the block core's hash.
+ * bio ends.  Back merges are found by the block core's hash.  A discard the
+ * device takes as a list of ranges is a discard merge, never a front merge:
+ * a front merge would count no segment for the new range (the driver then
+ * refuses the request), and the block core's attempt_front_merge() would
+ * go on to merge it into its neighbour without requests_merged, freeing a
+ * request still queued here.
  */
 static int dl_request_merge(struct request_queue *q, struct request **req,
 			    struct bio *bio)
@@ -352,11 +357,12 @@ static int dl_request_merge(struct request_queue *q, struct request **req,
 	dq = iog->ioq->sched_queue;
 	rq = elv_rb_find(&dq->sort_list[bio_data_dir(bio)],
 			 bio_end_sector(bio));
-	if (rq && elv_bio_merge_ok(rq, bio)) {
-		*req = rq;
-		return ELEVATOR_FRONT_MERGE;
-	}
-	return ELEVATOR_NO_MERGE;
+	if (!rq || !elv_bio_merge_ok(rq, bio))
+		return ELEVATOR_NO_MERGE;
+	*req = rq;
+	if (blk_discard_mergable(rq))
+		return ELEVATOR_DISCARD_MERGE;
+	return ELEVATOR_FRONT_MERGE;
 }
 
 /* A front merge moved @rq's start sector: move it in its sort tree. */
