@@ -357,7 +357,7 @@ static bool efq_entity_update_prio(struct efq_entity *e)
 	 * the flag).  A plain store could land after the value loads and wipe
 	 * out a setter's flag whose value was not read (review lead 16).
 	 */
-	if (!READ_ONCE(e->prio_changed) || !xchg(&e->prio_changed, false))
+	if (!READ_ONCE(e->prio_changed) || !xchg(&e->prio_changed, 0))
 		return false;
 	e->weight = READ_ONCE(e->new_weight);
 	ioclass = READ_ONCE(e->new_class);
@@ -678,7 +678,7 @@ int efq_queue_set_ioprio(struct efq_queue *ioq, unsigned int prio)
 	WRITE_ONCE(ioq->entity.new_weight, efq_ioprio_to_weight(prio));
 	/* publish the value before the flag; see efq_entity_update_prio() */
 	smp_wmb();
-	WRITE_ONCE(ioq->entity.prio_changed, true);
+	WRITE_ONCE(ioq->entity.prio_changed, 1);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(efq_queue_set_ioprio);
@@ -699,7 +699,7 @@ int efq_queue_set_ioprio_class(struct efq_queue *ioq, unsigned int ioclass)
 	WRITE_ONCE(ioq->entity.new_class, ioclass);
 	/* publish the value before the flag; see efq_entity_update_prio() */
 	smp_wmb();
-	WRITE_ONCE(ioq->entity.prio_changed, true);
+	WRITE_ONCE(ioq->entity.prio_changed, 1);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(efq_queue_set_ioprio_class);
@@ -1022,7 +1022,7 @@ void efq_group_set_weight(struct efq_group *iog, unsigned int weight)
 	WRITE_ONCE(iog->entity.new_weight, weight);
 	/* publish the value before the flag; see efq_entity_update_prio() */
 	smp_wmb();
-	WRITE_ONCE(iog->entity.prio_changed, true);
+	WRITE_ONCE(iog->entity.prio_changed, 1);
 }
 EXPORT_SYMBOL_GPL(efq_group_set_weight);
 
@@ -1039,7 +1039,7 @@ void efq_group_set_ioprio_class(struct efq_group *iog, unsigned short ioclass)
 	WRITE_ONCE(iog->entity.new_class, ioclass);
 	/* publish the value before the flag; see efq_entity_update_prio() */
 	smp_wmb();
-	WRITE_ONCE(iog->entity.prio_changed, true);
+	WRITE_ONCE(iog->entity.prio_changed, 1);
 }
 EXPORT_SYMBOL_GPL(efq_group_set_ioprio_class);
 

@@ -105,6 +105,8 @@ struct efq_sched_data {
  * @ioprio_class: effective class, IOPRIO_CLASS_RT/BE/IDLE
  * @new_class: class to apply at the next (re)queue
  * @prio_changed: @new_weight or @new_class were written; applied lazily
+ *	(taken with xchg(), so a word, not a bool: some architectures have
+ *	no one-byte xchg())
  * @on_st: backlogged on @st (also true while in service)
  * @on_idle_st: cached in the idle tree of @st
  * @has_history: @vdisktime was earned (taken back from the idle tree)
@@ -126,7 +128,7 @@ struct efq_entity {
 	unsigned int new_weight;
 	unsigned short ioprio_class;
 	unsigned short new_class;
-	bool prio_changed;
+	unsigned int prio_changed;
 	bool on_st;
 	bool on_idle_st;
 	bool has_history;
