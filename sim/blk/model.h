@@ -18,6 +18,10 @@
 //   dm-multipath's merge deadline): the request is requeued to the scheduler
 //   (.requeue_request, then inserted at the head), dispatching stops, and
 //   the queue is re-run at the asked time; counted as "deferred";
+// - discards (workload::Io::discard): REQ_OP_DISCARD bios with no data,
+//   merged as 6.1 merges them (Config::max_discard_segments), sent to the
+//   device as one range, or one range per bio on a multi-range queue, as
+//   6.1's NVMe and virtio-blk drivers build their range lists;
 // - completion: the bios end (their tasks are woken), the request is freed
 //   (finish_request), its tag goes back, sleepers are woken, and the queue
 //   is re-run if it stopped because the device was full;
@@ -68,6 +72,13 @@ struct Config {
 	// scheduler at the head.  0: never.
 	unsigned int requeue_every = 0;
 	bool requeue_dontprep = false;
+	// The queue's max_discard_segments: how many ranges the driver takes
+	// in one discard command.  1 (null_blk, SCSI): a discard merges as a
+	// write does, with contiguous bios only; more (virtio-blk, NVMe): 6.1
+	// merges discard bios and requests as ranges anywhere on the device,
+	// without telling the scheduler of a request merge (see
+	// sim/shim/blk-mq.cc).  max_discard_sectors is null_blk's, UINT_MAX >> 9.
+	unsigned short max_discard_segments = 1;
 };
 
 struct Counters {
@@ -181,6 +192,7 @@ private:
 	void run_queue();
 	void issue(struct request *rq);
 	dev::Request to_device(struct request *rq) const;
+	void check_discard(struct request *rq);
 	void requeue(struct request *rq);
 	void driver_requeue(struct request *rq);
 	void delay_run(int64_t when);

@@ -80,6 +80,37 @@ std::unique_ptr<Device> build(const ParamFile &f, const std::vector<Param<P>> &t
 	return std::make_unique<D>(p);
 }
 
+bool past_capacity(const Device &dev, uint64_t sector, uint64_t sectors)
+{
+	return sector > dev.capacity_sectors() || sectors > dev.capacity_sectors() - sector;
+}
+
+// A discard's ranges: at least one, none empty or past the capacity, adding
+// up to @sectors, the first at @sector.  "" if they are right.
+std::string check_ranges(const Device &dev, const Request &rq)
+{
+	if (rq.ranges.empty())
+		return "a discard without ranges";
+	if (rq.ranges.front().sector != rq.sector)
+		return "a discard whose first range starts at " +
+		       std::to_string(rq.ranges.front().sector) + ", not at its sector " +
+		       std::to_string(rq.sector);
+	uint64_t sum = 0;
+	for (const Range &x : rq.ranges) {
+		if (!x.sectors)
+			return "a discard range of 0 sectors";
+		if (past_capacity(dev, x.sector, x.sectors))
+			return "discard range [" + std::to_string(x.sector) + ", +" +
+			       std::to_string(x.sectors) + ") past the capacity (" +
+			       std::to_string(dev.capacity_sectors()) + " sectors)";
+		sum += x.sectors;
+	}
+	if (sum != rq.sectors)
+		return "discard ranges of " + std::to_string(sum) + " sectors in a request of " +
+		       std::to_string(rq.sectors);
+	return "";
+}
+
 std::unique_ptr<Device> build(const ParamFile &f, std::string *err)
 {
 	if (f.model == "ssd")
@@ -101,13 +132,18 @@ bool check_request(const Device &dev, const Request &rq, std::string *why)
 		    std::to_string(dev.queue_depth()) + " in flight)";
 	else if (rq.flush && rq.sectors)
 		r = "a flush carries no sectors (sectors " + std::to_string(rq.sectors) + ")";
+	else if (rq.flush && rq.discard)
+		r = "a flush that is a discard";
 	else if (!rq.flush && !rq.sectors)
-		r = "a read or write of 0 sectors";
-	else if (rq.sector > dev.capacity_sectors() ||
-		 rq.sectors > dev.capacity_sectors() - rq.sector)
+		r = rq.discard ? "a discard of 0 sectors" : "a read or write of 0 sectors";
+	else if (rq.discard)
+		r = check_ranges(dev, rq);
+	else if (!rq.ranges.empty())
+		r = "ranges on a request that is not a discard";
+	else if (past_capacity(dev, rq.sector, rq.sectors))
 		r = "sectors [" + std::to_string(rq.sector) + ", +" + std::to_string(rq.sectors) +
 		    ") past the capacity (" + std::to_string(dev.capacity_sectors()) + " sectors)";
-	else if (rq.tag >= kMaxTags)
+	if (r.empty() && rq.tag >= kMaxTags)
 		r = "tag " + std::to_string(rq.tag) + " >= " + std::to_string(kMaxTags);
 	if (r.empty())
 		return true;

@@ -17,17 +17,34 @@ inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 // exactly this many entries, so any valid tag can index it.
 inline constexpr uint32_t kMaxTags = 4096;
 
+// One range of 512-byte sectors of a discard.
+struct Range {
+	uint64_t sector = 0;
+	uint32_t sectors = 0;
+	bool operator==(const Range &) const = default;
+};
+
 // One request as the driver hands it to the device.
 struct Request {
 	uint64_t id = 0;      // unique, chosen by the block layer
 	uint64_t sector = 0;  // first 512-byte sector
 	uint32_t sectors = 0; // length in 512-byte sectors (0 for a flush)
-	bool write = false;
-	bool fua = false;   // write through the cache
-	bool flush = false; // cache flush (sectors == 0)
-	uint32_t tag = 0;   // accounting key for busy time (the group), < 4096
+	bool write = false;   // the write direction (a discard is in it, as in 6.1)
+	bool fua = false;     // write through the cache
+	bool flush = false;   // cache flush (sectors == 0)
+	// A discard (REQ_OP_DISCARD): no data moves.  @ranges are the sectors
+	// it discards: one range per bio of the request, in the request's
+	// order, when the queue has max_discard_segments > 1 (6.1's NVMe and
+	// virtio-blk drivers send such a list; the ranges need not be
+	// contiguous), else the one range [sector, sector + sectors).  @sector
+	// is the first range's start and @sectors the sum of all ranges.
+	// @ranges is empty for every other request.
+	bool discard = false;
+	std::vector<Range> ranges;
+	uint32_t tag = 0; // accounting key for busy time (the group), < 4096
 	// Segments (pages) of the request's first bio: 1 for a bio that fits
-	// one 4 KiB page.  Only models that look at bios use it (multipath).
+	// one 4 KiB page, 0 for a discard (no pages).  Only models that look
+	// at bios use it (multipath).
 	uint32_t first_bio_segments = 1;
 };
 
@@ -101,8 +118,10 @@ public:
 };
 
 // The device-independent preconditions of Device::submit(): a free queue
-// slot, sectors > 0 for a read or write and 0 for a flush, the range inside
-// the device, tag < kMaxTags.  false with the reason in @why (if not null).
+// slot, sectors > 0 for a read, write or discard and 0 for a flush, the
+// range inside the device (each range of a discard, the ranges adding up
+// to @sectors and starting at @sector; no ranges on anything else), tag <
+// kMaxTags.  false with the reason in @why (if not null).
 bool check_request(const Device &dev, const Request &rq, std::string *why);
 
 // Everything a model's submit() checks before accepting @rq at @now: the

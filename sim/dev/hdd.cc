@@ -5,7 +5,9 @@
 // Two servers work in parallel: the media (actuator and head: positioning,
 // reading, writing, destaging) and the host interface (commands that need
 // only the cache: a write into the write cache, a read served from the read
-// buffer, a flush).  Each serves one operation at a time.  Every duration is
+// buffer, a flush, a discard).  Each serves one operation at a time.  A
+// discard costs the command overhead on the interface and nothing per
+// sector; it leaves the caches and the media alone.  Every duration is
 // known when an operation starts, so the model computes completion times
 // exactly and needs no randomness: the platter angle follows from the
 // simulated time, a sector's angle from its LBA.
@@ -428,7 +430,8 @@ void Hdd::finish_interface()
 
 bool Hdd::cached(const Request &rq) const
 {
-	return p_.write_cache && rq.write && !rq.fua && !rq.flush && rq.sectors <= cache_sectors_;
+	return p_.write_cache && rq.write && !rq.discard && !rq.fua && !rq.flush &&
+	       rq.sectors <= cache_sectors_;
 }
 
 bool Hdd::flush_done(const Cmd &c) const
@@ -533,7 +536,9 @@ void Hdd::start_interface(int64_t t)
 	for (size_t i = 0; i < queue_.size(); i++) {
 		const Request &rq = queue_[i].rq;
 		int64_t dur;
-		if (rq.flush) {
+		if (rq.discard) {
+			dur = overhead_ns_;
+		} else if (rq.flush) {
 			if (!flush_done(queue_[i]))
 				continue;
 			dur = overhead_ns_;
@@ -585,6 +590,8 @@ void Hdd::start_media(int64_t t)
 	bool write_seen = false;
 	for (size_t i = 0; i < queue_.size(); i++) {
 		const Cmd &c = queue_[i];
+		if (c.rq.discard)
+			continue; // the interface serves it
 		if (c.rq.flush) {
 			need = need || !flush_done(c);
 			continue;

@@ -205,7 +205,7 @@ private:
 	uint64_t buf_lo_ = 0, buf_hi_ = 0;
 
 	// The host interface: one cache-only command (a write into the cache,
-	// a read from the buffer, a flush) at a time.
+	// a read from the buffer, a flush, a discard) at a time.
 	bool iface_busy_ = false;
 	int64_t iface_start_ = 0, iface_end_ = 0, iface_overlap_ = 0;
 	uint32_t iface_tag_ = 0;

@@ -158,8 +158,9 @@ void Multipath::submit(const Request &rq, int64_t now)
 	stats_.per_path[path]++;
 	in_flight_++;
 
+	// a discard moves no data: the backend's cost per request only
 	int64_t cost = request_ns_;
-	if (ns_per_byte_ > 0)
+	if (ns_per_byte_ > 0 && !rq.discard)
 		cost += std::llround(uint64_t(rq.sectors) * 512 * ns_per_byte_);
 	auto ch = std::min_element(channel_free_.begin(), channel_free_.end());
 	int64_t start = std::max(*ch, now);

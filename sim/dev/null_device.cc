@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim "null": completion = max(submission + latency, end of the request's
 // turn on the link), the link (when capped) carrying requests one at a time
-// in submission order; so requests complete in the order they came.
+// in submission order; so requests complete in the order they came.  A
+// discard moves no data: it takes the latency and nothing on the link
+// (null_blk completes a discard as any other command).
 
 #include "null_device.h"
 
@@ -45,7 +47,7 @@ void NullDevice::submit(const Request &rq, int64_t now)
 	check_submit(*this, rq, now, now_, ids_.count(rq.id) > 0);
 	now_ = now;
 	int64_t end = now + latency_ns_;
-	if (ns_per_byte_ > 0) {
+	if (ns_per_byte_ > 0 && !rq.discard) {
 		link_free_ = std::max(link_free_, now) +
 			     std::llround(uint64_t(rq.sectors) * 512 * ns_per_byte_);
 		end = std::max(end, link_free_);

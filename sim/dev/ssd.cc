@@ -12,7 +12,10 @@
 // background and frees its space when the program ends.  A write that does
 // not fit waits (with every later write and flush) until programs free
 // enough space.  FUA writes complete when their pages are programmed; a
-// flush completes when everything buffered before it is programmed.
+// flush completes when everything buffered before it is programmed.  A
+// discard (TRIM) only updates the controller's mapping: it completes after
+// the command overhead, uses neither the link nor a channel, and so accrues
+// no busy time; it does not wait for the buffer.
 // Every time is fixed when a request starts, so no randomness is needed.
 
 #include "ssd.h"
@@ -76,6 +79,10 @@ void Ssd::submit(const Request &rq, int64_t now)
 	run(now);
 	ids_.insert(rq.id);
 	in_flight_++;
+	if (rq.discard) {
+		done_.push({rq.id, std::max(now + overhead_ns_, now + 1)});
+		return;
+	}
 	if (!rq.write && !rq.flush) {
 		read(rq, now);
 		return;

@@ -20,6 +20,17 @@ static inline bool rq_mergeable(struct request *rq)
 	return true;
 }
 
+/*
+ * A discard on a queue that takes several ranges per command
+ * (max_discard_segments > 1): 6.1 merges such discards by appending the bio
+ * or request as one more range, wherever it lies on the device.  On any
+ * other queue a discard merges as a read or write does, contiguously.
+ */
+static inline bool blk_discard_mergable(struct request *req)
+{
+	return req_op(req) == REQ_OP_DISCARD && queue_max_discard_segments(req->q) > 1;
+}
+
 SIM_BEGIN_DECLS
 /*
  * io_cq management (block/blk-ioc.c).  As in 6.1, the block layer does

@@ -27,6 +27,11 @@ struct Io {
 	uint64_t offset = 0; // bytes from the start of the device
 	uint32_t bytes = 0;
 	bool write = false;
+	// REQ_OP_DISCARD of [offset, offset + bytes): a bio with a sector
+	// range and no data pages (@write is ignored: 6.1 counts a discard in
+	// the write direction).  @sync, @meta and @idle apply as to a write;
+	// BLKDISCARD and fstrim (blkdev_issue_discard()) set none of them.
+	bool discard = false;
 	bool sync = true;  // REQ_SYNC (direct IO and reads are sync)
 	bool meta = false; // REQ_META
 	bool idle = false; // REQ_IDLE: more IO follows (sync writes)

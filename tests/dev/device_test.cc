@@ -207,6 +207,84 @@ TEST_P(AnyDevice, SubmitBeyondQueueDepthOrCapacityIsRejected)
 	EXPECT_EQ(d->in_flight(), 1u);
 }
 
+// A discard of @ranges (each {sector, sectors}) as the block layer sends it.
+Request discard(std::vector<Range> ranges, uint64_t id = 1)
+{
+	Request rq;
+	rq.id = id;
+	rq.write = true;
+	rq.discard = true;
+	rq.first_bio_segments = 0;
+	rq.sector = ranges.front().sector;
+	for (const Range &r : ranges)
+		rq.sectors += r.sectors;
+	rq.ranges = std::move(ranges);
+	return rq;
+}
+
+// The time @rq takes alone on a fresh @model.
+int64_t alone(const std::string &model, const Request &rq)
+{
+	auto d = make(model);
+	d->submit(rq, 1000);
+	std::vector<Completion> out;
+	d->advance(kNever, out);
+	EXPECT_EQ(out.size(), 1u);
+	return out.empty() ? -1 : out.front().time - 1000;
+}
+
+class EveryModel : public ::testing::TestWithParam<std::string> {};
+
+INSTANTIATE_TEST_SUITE_P(Models, EveryModel, ::testing::ValuesIn(model_names()),
+			 [](const auto &info) { return info.param; });
+
+// A discard moves no data: a fixed cost per request, whatever it covers,
+// and no more than a 4 KiB write.
+TEST_P(EveryModel, ADiscardCostsTheSameWhateverItCovers)
+{
+	int64_t small = alone(GetParam(), discard({{0, 8}}));
+	EXPECT_GT(small, 0);
+	EXPECT_EQ(alone(GetParam(), discard({{1 << 20, 1 << 21}})), small) << "1 GiB";
+	EXPECT_EQ(alone(GetParam(), discard({{64, 8}, {1 << 24, 2048}, {8, 8}, {4096, 16}})), small)
+		<< "four ranges";
+	Request w;
+	w.id = 1;
+	w.sectors = 8;
+	w.write = true;
+	EXPECT_LE(small, alone(GetParam(), w));
+}
+
+// Each range of a discard must lie inside the device; together they are the
+// request's sectors, from its sector on.
+TEST_P(EveryModel, ADiscardWithBadRangesIsRejected)
+{
+	auto d = make(GetParam());
+	uint64_t cap = d->capacity_sectors();
+	auto rejected = [&](const Request &rq, const std::string &why) {
+		std::string w;
+		EXPECT_FALSE(check_request(*d, rq, &w)) << why;
+		EXPECT_NE(w.find(why), std::string::npos) << w;
+		EXPECT_THROW(d->submit(rq, 0), RejectedRequest) << why;
+	};
+	// a range list may lie anywhere on the device, the last one at its end
+	std::string why;
+	EXPECT_TRUE(check_request(*d, discard({{cap - 8, 8}, {0, 8}}), &why)) << why;
+	rejected(discard({{0, 8}, {cap - 7, 8}}), "past the capacity");
+	rejected(discard({{0, 8}, {8, 0}}), "range of 0 sectors");
+	Request r = discard({{0, 8}, {64, 8}});
+	r.sectors = 24;
+	rejected(r, "discard ranges of 16 sectors in a request of 24");
+	r = discard({{0, 8}});
+	r.sector = 8;
+	rejected(r, "first range starts at 0");
+	r.ranges.clear();
+	rejected(r, "without ranges");
+	r = discard({{0, 8}});
+	r.discard = false;
+	rejected(r, "ranges on a request that is not a discard");
+	EXPECT_EQ(d->in_flight(), 0u);
+}
+
 TEST(Devices, BuiltInModelsHaveTheirNamesAndShapes)
 {
 	auto h = make("hdd"), s = make("ssd"), n = make("null");

@@ -763,7 +763,7 @@ TEST_F(Cfq, AReaderAlternatingDataAndMetadataIsNotIdledAgainstItself)
 	ASSERT_GE(r.end, 0) << "the reads did not finish";
 	int64_t took = r.end - t0, busy = r.n * kMs;
 	EXPECT_LT(took, 2 * busy) << "took " << took / kMs << " ms for " << r.n
-				 << " reads of 1 ms each: idled against itself at the switches";
+				  << " reads of 1 ms each: idled against itself at the switches";
 }
 
 } // namespace

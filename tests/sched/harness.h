@@ -98,6 +98,25 @@ protected:
 		return t;
 	}
 
+	// Sectors of data (reads and writes) the device was sent.
+	uint64_t SentSectors() const
+	{
+		uint64_t s = 0;
+		for (const auto &x : dev_->sent)
+			if (!x.rq.discard)
+				s += x.rq.sectors;
+		return s;
+	}
+	// Sectors the device was told to discard.
+	uint64_t SentDiscardSectors() const
+	{
+		uint64_t s = 0;
+		for (const auto &x : dev_->sent)
+			if (x.rq.discard)
+				s += x.rq.sectors;
+		return s;
+	}
+
 	// One IO now; returns a slot that records its completion time.
 	std::shared_ptr<int64_t> Submit(TaskId t, uint64_t offset, uint32_t bytes,
 					bool write = false, bool sync = true, bool meta = false)
@@ -109,6 +128,20 @@ protected:
 		io.write = write;
 		io.sync = sync;
 		io.meta = meta;
+		m_->submit(t, io, [done](int64_t when) { *done = when; });
+		return done;
+	}
+
+	// One discard of [@offset, @offset + @bytes) now, without REQ_SYNC (as
+	// BLKDISCARD and fstrim send it); returns its completion slot.
+	std::shared_ptr<int64_t> Discard(TaskId t, uint64_t offset, uint32_t bytes)
+	{
+		auto done = std::make_shared<int64_t>(-1);
+		Io io;
+		io.offset = offset;
+		io.bytes = bytes;
+		io.discard = true;
+		io.sync = false;
 		m_->submit(t, io, [done](int64_t when) { *done = when; });
 		return done;
 	}
@@ -202,14 +235,6 @@ protected:
 		cfg.scheduler = std::get<0>(GetParam());
 		cfg.hierarchical = std::get<1>(GetParam());
 		Make(cfg, 2, 200 * kUs);
-	}
-	// Sectors the device was sent.
-	uint64_t SentSectors() const
-	{
-		uint64_t s = 0;
-		for (const auto &x : dev_->sent)
-			s += x.rq.sectors;
-		return s;
 	}
 };
 

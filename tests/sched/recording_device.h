@@ -16,8 +16,9 @@
 namespace efqtest {
 
 // Serves one request at a time, in the order the block layer sent them,
-// each taking @per_rq plus @per_sector per sector (a seek-less disk), and
-// records what it was sent.  Busy time is accounted to the request's tag.
+// each taking @per_rq plus @per_sector per sector (a seek-less disk; a
+// discard moves no data and takes @per_rq only), and records what it was
+// sent.  Busy time is accounted to the request's tag.
 class RecordingDevice final : public efqsim::dev::Device {
 public:
 	RecordingDevice(uint32_t depth, int64_t per_rq, int64_t per_sector = 0)
@@ -32,7 +33,7 @@ public:
 	void submit(const efqsim::dev::Request &rq, int64_t now) override
 	{
 		int64_t start = q_.empty() ? now : std::max(now, q_.back().second);
-		int64_t cost = per_rq_ + per_sector_ * rq.sectors;
+		int64_t cost = per_rq_ + (rq.discard ? 0 : per_sector_ * rq.sectors);
 		q_.push_back({rq, start + cost});
 		if (busy_.size() <= rq.tag)
 			busy_.resize(rq.tag + 1);

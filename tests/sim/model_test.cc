@@ -178,6 +178,64 @@ TEST_F(ModelTest, UnknownSchedulerIsAClearError)
 	EXPECT_EQ(err, "unknown scheduler 'nosuch'");
 }
 
+TEST_F(ModelTest, ZeroDiscardSegmentsIsAClearError)
+{
+	Config cfg;
+	cfg.max_discard_segments = 0;
+	Model m(std::make_unique<RecordingDevice>(1, kMs), cfg);
+	std::string err;
+	EXPECT_FALSE(m.init(&err));
+	EXPECT_EQ(err, "max_discard_segments must be at least 1");
+}
+
+// Discards reach the device as ranges without data: two far apart, merged
+// in the plug into one request of two ranges on a queue that takes four,
+// cost the device's time per request only; on a single-range queue they
+// stay two requests.
+TEST_F(ModelTest, DiscardsGoToTheDeviceAsRangesWithoutData)
+{
+	for (unsigned short segments : {1, 4}) {
+		Config cfg;
+		cfg.max_discard_segments = segments;
+		Make(cfg, 1, kMs, 1000);
+		auto t = m_->create_task(Spec("trim"));
+		std::vector<int64_t> done;
+		m_->plug(t);
+		for (uint64_t offset : {0ull, 1ull << 30}) {
+			Io io;
+			io.offset = offset;
+			io.bytes = 1 << 20;
+			io.discard = true;
+			io.sync = false;
+			m_->submit(t, io, [&done](int64_t when) { done.push_back(when); });
+		}
+		int64_t start = m_->now();
+		m_->unplug(t);
+		ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
+		ASSERT_EQ(done.size(), 2u);
+		std::vector<dev::Range> a{{0, 2048}}, b{{1 << 21, 2048}};
+		if (segments == 1) {
+			ASSERT_EQ(dev_->sent.size(), 2u);
+			EXPECT_EQ(dev_->sent[0].rq.ranges, a);
+			EXPECT_EQ(dev_->sent[1].rq.ranges, b);
+			EXPECT_EQ(done[1], start + 2 * kMs);
+		} else {
+			ASSERT_EQ(dev_->sent.size(), 1u);
+			EXPECT_EQ(m_->counters().plug_merges, 1u);
+			a.push_back(b.front());
+			EXPECT_EQ(dev_->sent[0].rq.ranges, a);
+			EXPECT_EQ(dev_->sent[0].rq.sectors, 4096u);
+			EXPECT_EQ(done[1], start + kMs) << "no cost per sector";
+		}
+		for (const auto &x : dev_->sent) {
+			EXPECT_TRUE(x.rq.discard);
+			EXPECT_EQ(x.rq.first_bio_segments, 0u) << "no pages";
+		}
+		EXPECT_EQ(m_->check_invariants(), "");
+		m_.reset();
+	}
+}
+
 TEST_F(ModelTest, BadTunablesAreClearErrors)
 {
 	for (auto [name, value, msg] :

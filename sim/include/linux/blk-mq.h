@@ -158,6 +158,12 @@ static inline bool blk_rq_is_passthrough(struct request *rq)
 
 #define rq_data_dir(rq) (op_is_write(req_op(rq)) ? WRITE : READ)
 
+/* The ranges of a discard request: its nr_phys_segments, at least 1. */
+static inline unsigned short blk_rq_nr_discard_segments(struct request *rq)
+{
+	return rq->nr_phys_segments > 1 ? rq->nr_phys_segments : 1;
+}
+
 static inline bool rq_is_sync(struct request *rq)
 {
 	return op_is_sync(rq->cmd_flags);

@@ -44,6 +44,7 @@ struct queue_limits {
 	unsigned int logical_block_size;
 	unsigned short max_segments;
 	unsigned short max_discard_segments;
+	unsigned int max_discard_sectors;
 };
 
 typedef void (sim_run_hw_queues_fn)(struct request_queue *q, bool async);

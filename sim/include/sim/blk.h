@@ -49,6 +49,8 @@ bool sim_plug_merge(struct request *rq, struct bio *bio);
  */
 unsigned long sim_blk_violations(void);
 const char *sim_blk_violation_last(void);
+/* Report one such violation about @rq (the block model's own checks). */
+void sim_blk_violation(const char *what, struct request *rq);
 
 /* Receives every blk_add_trace_msg() (formatted, without "\n"). */
 typedef void (*sim_blktrace_hook_t)(struct request_queue *q, const char *msg, void *arg);
