@@ -32,14 +32,12 @@ protected:
 	void SetUp() override
 	{
 		SchedTest::SetUp();
-		Config cfg;
-		cfg.scheduler = std::get<0>(GetParam());
-		cfg.hierarchical = std::get<1>(GetParam());
+		Config cfg = ModeConfig(std::get<0>(GetParam()), std::get<1>(GetParam()));
 		cfg.max_discard_segments = Segments();
 		// tags enough for every request of a test to wait in the
 		// scheduler (2 x the device's depth would make tasks sleep)
 		cfg.nr_requests = 64;
-		Make(cfg, 2, 200 * kUs);
+		MakeNullBlkLike(cfg);
 	}
 	unsigned short Segments() const { return std::get<2>(GetParam()); }
 	bool Deadline() const { return std::string(std::get<0>(GetParam())) == "deadline-fq"; }

@@ -63,6 +63,17 @@ protected:
 		ASSERT_TRUE(m_->init(&err)) << err;
 	}
 	// A model on one of the built-in devices ("hdd", "ssd", "null").
+	// @sched in flat or hierarchical mode.
+	static Config ModeConfig(const char *sched, bool hierarchical)
+	{
+		Config cfg;
+		cfg.scheduler = sched;
+		cfg.hierarchical = hierarchical;
+		return cfg;
+	}
+	// The VM's memory-backed null_blk: hw_queue_depth=2, 200 us completions.
+	void MakeNullBlkLike(const Config &cfg) { Make(cfg, 2, 200 * kUs); }
+
 	void MakeOn(const Config &cfg, const std::string &device)
 	{
 		std::string err;
@@ -121,27 +132,31 @@ protected:
 	std::shared_ptr<int64_t> Submit(TaskId t, uint64_t offset, uint32_t bytes,
 					bool write = false, bool sync = true, bool meta = false)
 	{
-		auto done = std::make_shared<int64_t>(-1);
 		Io io;
 		io.offset = offset;
 		io.bytes = bytes;
 		io.write = write;
 		io.sync = sync;
 		io.meta = meta;
-		m_->submit(t, io, [done](int64_t when) { *done = when; });
-		return done;
+		return Send(t, io);
 	}
 
 	// One discard of [@offset, @offset + @bytes) now, without REQ_SYNC (as
 	// BLKDISCARD and fstrim send it); returns its completion slot.
 	std::shared_ptr<int64_t> Discard(TaskId t, uint64_t offset, uint32_t bytes)
 	{
-		auto done = std::make_shared<int64_t>(-1);
 		Io io;
 		io.offset = offset;
 		io.bytes = bytes;
 		io.discard = true;
 		io.sync = false;
+		return Send(t, io);
+	}
+
+	// @io submitted now; the slot records its completion time (-1 before).
+	std::shared_ptr<int64_t> Send(TaskId t, const Io &io)
+	{
+		auto done = std::make_shared<int64_t>(-1);
 		m_->submit(t, io, [done](int64_t when) { *done = when; });
 		return done;
 	}
@@ -231,10 +246,7 @@ protected:
 	void SetUp() override
 	{
 		SchedTest::SetUp();
-		Config cfg;
-		cfg.scheduler = std::get<0>(GetParam());
-		cfg.hierarchical = std::get<1>(GetParam());
-		Make(cfg, 2, 200 * kUs);
+		MakeNullBlkLike(ModeConfig(std::get<0>(GetParam()), std::get<1>(GetParam())));
 	}
 };
 

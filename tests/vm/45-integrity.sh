@@ -24,6 +24,16 @@
 #   faults    scsi_debug (Debian's kernel) with injected timeouts and
 #             host-busy requeues the SCSI midlayer retries, fio verify on it
 #             (skipped, with the reason, where the kernel lacks scsi_debug)
+#   nomem     failslab (the debug kernel of make vmtest-debug): 20% of the
+#             non-sleeping slab allocations of the fio task fail (task
+#             filter, GFP_NOWAIT only: efq's queue and group allocations on
+#             the submission path, bfq's for the control), fio verify;
+#             the kernel log must show an efq function in at least one
+#             failed allocation's stack (efq's fallback paths taken)
+#   failreq   fail_make_request on the device (the debug kernel): 10% of
+#             the bios fail at submission while a random write with
+#             continue_on_error runs (its errors are the injected EIOs), then
+#             injection off and a whole write + verify
 # The efq schedulers run flat (iosched/hierarchical 0) and hierarchical.
 #
 # Pass: fio ends with status 0 and error 0 and has verified exactly the
@@ -37,9 +47,12 @@
 # Default (vmtest.integrity=fast): 8 MiB per workload, one representative
 # of each workload class per scheduler (seqwrite flat and hierarchical, the
 # others hierarchical), with the three controls for seqwrite and
-# mq-deadline for the others.  vmtest.integrity=full (make vmtest-integrity): 64
-# MiB, both modes everywhere, and the variants (block sizes 4k to 1m,
-# iodepth 1 to 64, fsync and fdatasync, trimwrite).
+# mq-deadline for the others.  vmtest.integrity=full (make vmtest-integrity):
+# all three controls and both modes everywhere, and the variants (block
+# sizes 4k to 1m, iodepth 1 to 64, fsync and fdatasync, trimwrite);
+# seqwrite is the job of the oops report at its size, 64 MiB, every other
+# workload 16 MiB (about 40 s an item under TCG at 64 MiB, 200 items: the
+# whole matrix at 64 MiB would take over two hours).
 #
 # vmtest-budget: 600
 # vmtest-budget-full: 5400
@@ -49,14 +62,16 @@ IONLY=""
 SKIPCFG=$(sed -n 's/.*vmtest\.skipcfg=\([^ ]*\).*/\1/p' /proc/cmdline)
 case ${INTEGRITY:-fast} in *:*) IONLY=${INTEGRITY#*:} INTEGRITY=${INTEGRITY%%:*} ;; esac
 [ "$INTEGRITY" = full ] && FULL=1
-if [ $FULL = 1 ]; then SZ=64; else SZ=8; fi
+# SZ: MiB per item (seqwrite's in the full matrix: SZ_SEQ)
+if [ $FULL = 1 ]; then SZ=16 SZ_SEQ=64; else SZ=8 SZ_SEQ=8; fi
+SZ_ALL=$SZ
 # the device of the oops report: 200 us timer completions, depth 2
 VDEV="irqmode=2 completion_nsec=200000 hw_queue_depth=2 memory_backed=1"
 CONTROLS="none mq-deadline bfq"
 VOPT="--verify=crc32c --verify_fatal=1"
 MNT=/mnt/integrity
 mkdir -p $MNT
-log "integrity: mode ${INTEGRITY:-fast}, ${SZ} MiB per workload, memory-backed null_blk ($VDEV)"
+log "integrity: mode ${INTEGRITY:-fast}, ${SZ} MiB per workload (seqwrite ${SZ_SEQ} MiB), memory-backed null_blk ($VDEV)"
 
 # run a command inside a cgroup (a script: `$$` of a subshell is the
 # parent's in busybox sh)
@@ -367,7 +382,7 @@ chmod +x /tmp/mktree
 # fs: a tree, checksums, remount, checksums; find/du from two cgroups
 w_fs() {
 	mkfs_mount || return
-	if [ $FULL = 1 ]; then _nd=12 _nf=40; else _nd=4 _nf=24; fi
+	if [ $FULL = 1 ]; then _nd=8 _nf=30; else _nd=4 _nf=24; fi
 	watched 240 "$D" /tmp/tree.$ITEM_N /tmp/cgexec ig /tmp/mktree $MNT/tree 7 $_nd $_nf || return
 	[ "$WAIT_RC" = 0 ] || {
 		bad "writing the tree: status $WAIT_RC: $(head -n 2 /tmp/tree.$ITEM_N)"
@@ -613,6 +628,78 @@ w_faults() {
 	D=""
 }
 
+# --- fault injection (debugfs; the debug kernel has it) ---------------------------------
+FI=/sys/kernel/debug
+# fi_arm ATTR PROBABILITY: inject with ATTR (failslab, fail_make_request)
+# at PROBABILITY %, every call, "times" set to a large count; fi_injected
+# ATTR: how many failures it injected since (6.1 counts "times" down at
+# each one; the log cannot tell: a __GFP_NOWARN allocation's failure, as
+# efq's and bfq's GFP_NOWAIT ones are, is never logged)
+FI_TIMES=100000000
+fi_arm() {
+	echo 1 >$FI/$1/interval
+	echo $FI_TIMES >$FI/$1/times
+	echo 0 >$FI/$1/space
+	echo 1 >$FI/$1/verbose
+	echo $2 >$FI/$1/probability
+}
+fi_injected() { echo $((FI_TIMES - $(cat $FI/$1/times))); }
+
+# nomem: failslab for the fio task's GFP_NOWAIT slab allocations, fio verify
+w_nomem() {
+	_f=$FI/failslab
+	echo Y >$_f/task-filter
+	echo Y >$_f/ignore-gfp-wait
+	fi_arm failslab 20
+	# a new cgroup for each run: its group (blkg, efq group) is allocated
+	# on the submission path too
+	cg_make inm
+	# shellcheck disable=SC2086
+	watched ${FIO_TMO:-180} "$D" /tmp/nm.$ITEM_N /tmp/cgexec inm sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' nm \
+		fio --minimal --name=nm --filename=/dev/$D --rw=randwrite --bssplit=4k/50:64k/30:256k/20 \
+		--iodepth=16 --ioengine=libaio --direct=1 --size=${SZ}M $VOPT --do_verify=1 --numjobs=1
+	_w=$?
+	echo 0 >$_f/probability
+	cg_remove inm
+	[ $_w = 0 ] || return
+	_e=$(fio_err /tmp/nm.$ITEM_N)
+	VB=$(($(awk -F';' '$1 == 3 { s += $6 } END { print s + 0 }' /tmp/nm.$ITEM_N) * 1024))
+	if [ "$WAIT_RC" != 0 ] || [ "$_e" != 0 ]; then
+		VE=$((VE + 1))
+		bad "fio under failslab: status $WAIT_RC, error $_e: $(grep -v '^3;' /tmp/nm.$ITEM_N | head -n 2 | tr '\n' ' ')"
+	elif [ $VB != $((KIB * 1024)) ]; then
+		bad "fio under failslab verified $VB bytes, expected $((KIB * 1024))"
+	fi
+	_n=$(fi_injected failslab)
+	NOTE="$_n non-sleeping allocations of fio failed"
+	[ "$_n" -gt 0 ] || bad "no allocation failure was injected"
+}
+
+# failreq: fail_make_request on $D while fio writes, then a clean pass
+w_failreq() {
+	_f=$FI/fail_make_request
+	fi_arm fail_make_request 10
+	echo 1 >/sys/block/$D/make-it-fail
+	_o=/tmp/fr.$ITEM_N
+	watched ${FIO_TMO:-180} "$D" $_o /tmp/cgexec ig fio --minimal --name=fr --filename=/dev/$D \
+		--rw=randwrite --bssplit=4k/50:64k/30:256k/20 --iodepth=16 --ioengine=libaio --direct=1 \
+		--size=${SZ}M --continue_on_error=io
+	_w=$?
+	echo 0 >/sys/block/$D/make-it-fail
+	echo 0 >$_f/probability
+	[ $_w = 0 ] || return
+	_n=$(fi_injected fail_make_request)
+	# terse v3: field 5 is the first error (EIO, 5, or 0)
+	_e=$(fio_err $_o)
+	case $_e in 0 | 5) ;; *) bad "fio under fail_make_request: error $_e, expected EIO (5) or none" ;; esac
+	[ "$_n" -gt 0 ] || bad "no bio failure was injected"
+	NOTE="$_n bios failed"
+	flush_caches $D
+	# shellcheck disable=SC2086
+	fio_phase "write+verify after fail_make_request" $KIB --name=fr2 --filename=/dev/$D --rw=randwrite \
+		--bssplit=4k/50:64k/30:256k/20 --iodepth=16 --ioengine=libaio --direct=1 --size=${SZ}M $VOPT --do_verify=1
+}
+
 # --- the matrix -------------------------------------------------------------------------
 # each: WORKLOAD, the modes, the function and its arguments per mode of the
 # full or fast matrix
@@ -627,6 +714,9 @@ run_matrix() { # NAME "MODES" "DEVICE OPTIONS" FUNCTION ARGS...
 	# 13) and mq-deadline, the nearest one, for the other workloads
 	CTRL=$CONTROLS
 	[ $FULL = 1 ] || [ "$_name" = seqwrite ] || CTRL=mq-deadline
+	SZ=$SZ_ALL
+	[ "$_name" = seqwrite ] && SZ=$SZ_SEQ
+	KIB=$((SZ * 1024))
 	# shellcheck disable=SC2046
 	configs $_modes >/tmp/configs
 	while read -r _sc _mo; do
@@ -658,6 +748,15 @@ run_matrix fs "$MODES_ONE" "" w_fs
 run_matrix cgwb "$MODES_ONE" "" w_cgwb
 run_matrix switch "hier" "" w_switch
 run_matrix faults "$MODES_ONE" "" w_faults
+# the debug kernel's fault injection (both modes: these are its only runs)
+for _fi in "nomem failslab FAILSLAB" "failreq fail_make_request FAIL_MAKE_REQUEST"; do
+	set -- $_fi
+	if [ -w $FI/$2/probability ]; then
+		run_matrix $1 "$MODES_ALL" "" w_$1
+	else
+		log "integrity: $1 not run: this kernel has no $2 (CONFIG_$3, CONFIG_FAULT_INJECTION_DEBUG_FS; make vmtest-debug has them)"
+	fi
+done
 if [ $FULL = 1 ]; then
 	run_matrix seq1m "$MODES_ALL" "" w_seqwrite 1m 8
 	run_matrix seq64k "$MODES_ALL" "" w_seqwrite 64k 64
@@ -670,7 +769,7 @@ if [ $FULL = 1 ]; then
 	run_matrix trimwrite "$MODES_ALL" "discard=1" w_trimwrite
 fi
 
-table_begin "integrity: data written and read back (fio verify, checksums), ${SZ} MiB per workload; this boot's items"
+table_begin "integrity: data written and read back (fio verify, checksums), ${SZ_ALL} MiB per workload (seqwrite ${SZ_SEQ} MiB); this boot's items"
 awk -F'|' 'BEGIN { printf "%4s %-12s %-12s %-5s %12s %7s %7s %-6s %s\n", "item", "workload", "scheduler", "mode", "verified", "errors", "stalls", "result", "detail" }
 	{ printf "%4s %-12s %-12s %-5s %12s %7s %7s %-6s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' /tmp/integrity.rows
 table_end

@@ -267,11 +267,16 @@ within() { awk -v x="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(x != "inf" && x + 0
 # --- kernel log -----------------------------------------------------------------
 KBAD='BUG:|WARNING:|Oops|soft lockup|general protection|blocked for more than|Call Trace'
 
+# kfilter: stdin without the notices of injected faults (fault injection
+# with verbose=1, 45-integrity's nomem and failreq: "FAULT_INJECTION:
+# forcing a failure" and its attributes line; no stack dump)
+kfilter() { grep -v -E 'FAULT_INJECTION: forcing a failure|^(\[ *[0-9.]+\] )?name [a-z_]+, interval [0-9]+, probability'; }
+
 # dmesg_clean WHAT: no warning/oops since the last dmesg_mark
 dmesg_mark() { dmesg | wc -l >/tmp/dmesg.mark; }
 dmesg_clean() {
 	_from=$(cat /tmp/dmesg.mark 2>/dev/null || echo 0)
-	_bad=$(dmesg | tail -n +$((_from + 1)) | grep -E "$KBAD" | head -n 3)
+	_bad=$(dmesg | tail -n +$((_from + 1)) | kfilter | grep -E "$KBAD" | head -n 3)
 	if [ -z "$_bad" ]; then
 		pass "no kernel warning or oops during $1"
 	else
@@ -305,7 +310,7 @@ item() {
 # if none)
 item_dmesg() {
 	_from=$(cat /tmp/dmesg.item 2>/dev/null || echo 0)
-	dmesg | tail -n +$((_from + 1)) | grep -E "$KBAD" | head -n 1
+	dmesg | tail -n +$((_from + 1)) | kfilter | grep -E "$KBAD" | head -n 1
 }
 
 # --- watched commands: timeouts and stalls -----------------------------------------
