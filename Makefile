@@ -39,11 +39,14 @@ help:
 	@echo "make module        build the kernel modules into build/kmod/"
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
 	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler)"
-	@echo "make vmtest-integrity  45-integrity's full matrix alone (64 MiB, both modes, all variants) on"
+	@echo "make vmtest-integrity  45-integrity's full matrix alone (both modes, all variants; ~45 min) on"
 	@echo "                   Debian's kernel; INTEGRITY_KERNEL=patched: on make vmtest-patched's kernel"
+	@echo "make blktests BLKTESTS=DIR  blktests' block group in the VM: control, listed, each efq scheduler as"
+	@echo "                   the default (BLKTESTS_MODES=control,listed,cfq,...): scripts/vm/blktests"
 	@echo "make patches       the patch series for a kernel tree, into out/patches/"
 	@echo "make intree-check  apply the series to linux-source-6.1 and build block/ (=y, =m)"
 	@echo "make vmtest-patched  build a patched kernel, run the VM suite on it built in (part of make test)"
+	@echo "make vmtest-debug  the same on a KASAN + lockdep + kmemleak + fault-injection kernel (not in make test)"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
@@ -78,16 +81,29 @@ module: setup
 vmtest: setup build module
 	@scripts/vm/vmtest
 
+# --- blktests: the block layer's upstream suite in the same VM ---------------
+# BLKTESTS=DIR is a blktests checkout (read only: copied into
+# build/blktests/tree and built there); BLKTESTS_MODES a comma-separated
+# subset of control,listed,cfq,deadline-fq,as,noop (default: all six, one
+# boot each); BLKTESTS_ARGS more options (scripts/vm/blktests --help).
+.PHONY: blktests
+BLKTESTS ?=
+BLKTESTS_MODES ?=
+BLKTESTS_ARGS ?=
+blktests: setup module
+	@JOBS=$(JOBS) scripts/vm/blktests $(if $(BLKTESTS_MODES),--modes $(BLKTESTS_MODES)) $(BLKTESTS_ARGS) $(BLKTESTS)
+
 # 45-integrity's full matrix (tests/vm/45-integrity.sh, vmtest.integrity=full):
-# only that file, 64 MiB per workload, every scheduler flat and
+# only that file (seqwrite 64 MiB, the rest 16 MiB), every scheduler flat and
 # hierarchical, block sizes 4k-1m, iodepth 1-64, fsync/fdatasync,
-# trim/trimwrite; a crash costs one boot each (no --crash-limit).  About 25
-# minutes when nothing crashes.  INTEGRITY_KERNEL=patched runs it on
-# `make vmtest-patched`'s kernel (built already) in built-in mode, with its
-# fault boot.
+# trim/trimwrite; a crash costs one boot each (no --crash-limit).
+# INTEGRITY_KERNEL=patched runs it on `make vmtest-patched`'s kernel
+# (rebuilt first if the tree changed) in built-in mode, with its fault boot.
 INTEGRITY_KERNEL ?= debian
 vmtest-integrity: setup build
 ifeq ($(INTEGRITY_KERNEL),patched)
+	@$(MAKE) --no-print-directory patches
+	@JOBS=$(JOBS) scripts/vmtest-patched --build
 	@EFQ_VM_DIR=build/vmtest-patched scripts/vm/vmtest --builtin --kernel build/vmtest-patched/obj/vmlinux \
 		--only 45-integrity --integrity full --timeout 6000 --budget 5600
 else
@@ -113,16 +129,27 @@ run: setup
 #                 about 10 minutes the first time, 4 later; part of make
 #                 test, whose whole run stays under half an hour; efqsim
 #                 lists the tunables: needs build)
-.PHONY: patches intree-check vmtest-patched
+.PHONY: patches intree-check vmtest-patched vmtest-debug
 patches: setup
 	@scripts/mkpatches
 
 intree-check: patches
 	@JOBS=$(JOBS) scripts/intree-check
 	@scripts/vmtest-patched --dry-run
+	@scripts/vmtest-patched --debug --dry-run
 
 vmtest-patched: patches build
 	@JOBS=$(JOBS) scripts/vmtest-patched
+
+# vmtest-debug: the same patched kernel with KASAN, lockdep, PROVE_RCU,
+#               DEBUG_ATOMIC_SLEEP, list and object debugging, kmemleak and
+#               fault injection (scripts/vmtest-debug.config), the whole VM
+#               suite on it with 45-integrity's fast subset, failslab and
+#               fail_make_request items; any checker report fails it (not
+#               part of make test: the build and the slowed suite take
+#               about an hour on 2 cores)
+vmtest-debug: patches build
+	@JOBS=$(JOBS) scripts/vmtest-patched --debug
 
 # --- benchmarks -------------------------------------------------------------
 bench: setup
