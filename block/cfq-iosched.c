@@ -415,6 +415,20 @@ static struct efq_queue *cfq_async_queue(struct cfq_data *cfqd,
 	return efq_group_async_queue(iog, ioclass, level);
 }
 
+/*
+ * @ioq's process has no more requests for it (its process left it, or
+ * submits to its other sync queue): if @ioq is in service with nothing
+ * queued, it idles for a request that will not come to it.  End its slice.
+ */
+static void cfq_expire_if_awaited(struct efq_data *efqd,
+				  struct efq_queue *ioq)
+{
+	if (ioq == efqd->active_queue && !ioq->nr_queued) {
+		efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
+		efq_schedule_dispatch(efqd);
+	}
+}
+
 /* A process's sync queue leaves its io_cq (process exit, group change). */
 static void cfq_detach_sync_queue(struct cfq_data *cfqd,
 				  struct cfq_io_cq *cic, int slot)
@@ -429,31 +443,8 @@ static void cfq_detach_sync_queue(struct cfq_data *cfqd,
 	cic->cfqq[slot] = NULL;
 	cfqq->cic = NULL;
 	efq_exit_queue(efqd, ioq);
-	if (ioq == efqd->active_queue && !ioq->nr_queued) {
-		efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
-		efq_schedule_dispatch(efqd);
-	}
+	cfq_expire_if_awaited(efqd, ioq);
 	efq_put_queue(ioq);
-}
-
-/*
- * The process of @other, its sync queue in its other group, submits to
- * this one: if @other is in service and idles for the process's next
- * request, that request has come, to the other queue in another group, and
- * no preemption reaches across groups.  End the idle, or every switch
- * between data (its cgroup) and metadata (the root group) costs a whole
- * slice_idle.
- */
-static void cfq_end_idle_for_self(struct cfq_data *cfqd,
-				  struct cfq_queue *other)
-{
-	struct efq_data *efqd = cfqd->efqd;
-
-	if (other && other->ioq == efqd->active_queue &&
-	    !other->ioq->nr_queued) {
-		efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
-		efq_schedule_dispatch(efqd);
-	}
 }
 
 /*
@@ -468,7 +459,7 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 	struct cfq_io_cq *cic = cfq_rq_cic(rq);
 	struct efq_group *iog = efq_group_of_rq(efqd, rq);
 	struct efq_queue *ioq = NULL;
-	struct cfq_queue *cfqq;
+	struct cfq_queue *cfqq, *other;
 
 	/*
 	 * A process that exited (its io_cq's exit_icq ran) gets no new sync
@@ -482,7 +473,18 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 		cfqq = cic->cfqq[slot];
 		if (cfqq && efq_queue_group(cfqq->ioq) != iog)
 			cfq_detach_sync_queue(cfqd, cic, slot);
-		cfq_end_idle_for_self(cfqd, cic->cfqq[slot ^ 1]);
+		/*
+		 * The process's queue in its other group (data in its
+		 * cgroup, metadata in the root group) may idle for this
+		 * very request, and no preemption reaches across groups:
+		 * without this every switch would cost a whole slice_idle.
+		 * Not while it has requests in the driver: the engine
+		 * waits for those (fairness) and cfq_arm_slice_timer()
+		 * then does not idle.
+		 */
+		other = cic->cfqq[slot ^ 1];
+		if (other && !other->ioq->dispatched)
+			cfq_expire_if_awaited(efqd, other->ioq);
 		if (!cic->cfqq[slot]) {
 			cfqq = cfq_new_queue(cfqd, iog, true, rq->ioprio,
 					     current->pid);
@@ -617,14 +619,30 @@ static void cfq_active_queue_reset(struct efq_data *efqd, void *sq)
 static void cfq_arm_slice_timer(struct efq_data *efqd, void *sq)
 {
 	struct cfq_data *cfqd = efqd->sched_data;
-	struct cfq_queue *cfqq = sq;
+	struct cfq_queue *cfqq = sq, *other;
 	struct cfq_io_cq *cic = cfqq->cic;
 	u64 sl;
 
+	if (!cic)
+		return;
+	/*
+	 * The process's next request is already queued, to its queue in the
+	 * other group: nothing will come here to wait for, and the engine's
+	 * group idle would wait for it too.  End the slice when its last
+	 * request in the driver completes (the engine waits for those
+	 * before a switch).
+	 */
+	other = cic->cfqq[cic->cfqq[CFQ_SLOT_GROUP] == cfqq ? CFQ_SLOT_ROOT :
+							       CFQ_SLOT_GROUP];
+	if (other && other->ioq->nr_queued) {
+		if (!cfqq->ioq->dispatched)
+			efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
+		return;
+	}
 	/* a queueing SSD has no seek to save: keep it busy instead */
 	if (blk_queue_nonrot(efqd->queue) && cfqd->hw_tag)
 		return;
-	if (!cfqd->slice_idle || !efq_queue_idle_window(cfqq->ioq) || !cic)
+	if (!cfqd->slice_idle || !efq_queue_idle_window(cfqq->ioq))
 		return;
 	sl = cfqd->slice_idle;
 	if (cfq_sample_valid(cic->seek_samples) && cfq_cic_seeky(cic))

@@ -254,7 +254,8 @@ struct efq_group {
  *	it was proposed by @close_cooperator
  * @active_queue_reset: @sq stops being the queue in service
  * @arm_slice_timer: the queue in service just went empty at a completion
- *	and may idle: call efq_arm_idle_timer() if it should
+ *	and may idle: call efq_arm_idle_timer() if it should, or
+ *	efq_expire_active() if nothing will come to it
  * @should_preempt: may a request @rq of @new_sq, in the same group as the
  *	queue in service, preempt it?
  * @close_cooperator: the queue in service @cur_sq is empty; propose a

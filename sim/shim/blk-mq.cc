@@ -188,21 +188,15 @@ bool ll_bio_merge_ok(struct request *rq, struct bio *bio)
 	return true;
 }
 
-// bio_attempt_back_merge()
-bool attempt_back_merge_bio(struct request *rq, struct bio *bio)
+// bio_attempt_back_merge() or bio_attempt_front_merge(), as @where says
+bool attempt_bio_merge(struct request *rq, struct bio *bio, enum elv_merge where)
 {
 	if (!ll_bio_merge_ok(rq, bio) || !joinable(rq))
 		return false;
-	back_merge_bio(rq, bio);
-	return true;
-}
-
-// bio_attempt_front_merge()
-bool attempt_front_merge_bio(struct request *rq, struct bio *bio)
-{
-	if (!ll_bio_merge_ok(rq, bio) || !joinable(rq))
-		return false;
-	front_merge_bio(rq, bio);
+	if (where == ELEVATOR_BACK_MERGE)
+		back_merge_bio(rq, bio);
+	else
+		front_merge_bio(rq, bio);
 	return true;
 }
 
@@ -455,7 +449,8 @@ bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio, unsigned i
 
 	switch (elv_merge(q, &rq, bio)) {
 	case ELEVATOR_BACK_MERGE:
-		if (!sched_allow_merge(q, rq, bio) || !attempt_back_merge_bio(rq, bio))
+		if (!sched_allow_merge(q, rq, bio) ||
+		    !attempt_bio_merge(rq, bio, ELEVATOR_BACK_MERGE))
 			return false;
 		*merged_request = nullptr;
 		if (struct request *next = latter_request(q, rq))
@@ -464,7 +459,8 @@ bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio, unsigned i
 			note_merged(q, rq, ELEVATOR_BACK_MERGE);
 		return true;
 	case ELEVATOR_FRONT_MERGE:
-		if (!sched_allow_merge(q, rq, bio) || !attempt_front_merge_bio(rq, bio))
+		if (!sched_allow_merge(q, rq, bio) ||
+		    !attempt_bio_merge(rq, bio, ELEVATOR_FRONT_MERGE))
 			return false;
 		*merged_request = nullptr;
 		if (struct request *prev = former_request(q, rq))
@@ -501,11 +497,10 @@ bool sim_plug_merge(struct request *rq, struct bio *bio)
 {
 	if (blk_queue_nomerges(rq->q) || !bio_mergeable(bio) || !rq_merge_ok(rq, bio))
 		return false;
-	switch (try_merge(rq, bio)) {
+	switch (enum elv_merge where = try_merge(rq, bio)) {
 	case ELEVATOR_BACK_MERGE:
-		return attempt_back_merge_bio(rq, bio);
 	case ELEVATOR_FRONT_MERGE:
-		return attempt_front_merge_bio(rq, bio);
+		return attempt_bio_merge(rq, bio, where);
 	case ELEVATOR_DISCARD_MERGE:
 		return attempt_discard_merge_bio(rq->q, rq, bio);
 	default:

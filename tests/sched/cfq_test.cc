@@ -766,4 +766,41 @@ TEST_F(Cfq, AReaderAlternatingDataAndMetadataIsNotIdledAgainstItself)
 				  << " reads of 1 ms each: idled against itself at the switches";
 }
 
+// The same process with data reads in the driver when its metadata read
+// comes (the second review of the fix above): with fairness=1 the engine
+// waits for a queue's requests in the driver before it switches, so the
+// metadata read must not cut in before they complete; and then the data
+// queue must not idle for a next data read, since the process's next
+// request is already queued in its other group.
+TEST_F(Cfq, AMetadataReadWaitsForTheDataInTheDriverAndNoLonger)
+{
+	Config cfg;
+	cfg.tunables = {{"fairness", "1"}};
+	MakeCfq(cfg, 4, kMs);
+	TaskId p = Task(Spec("cat", "g"));
+	int64_t t0 = m_->now();
+	std::vector<std::shared_ptr<int64_t>> data;
+	for (int i = 0; i < 4; i++)
+		data.push_back(Submit(p, (uint64_t)i * 4096, 4096));
+	m_->run_until(t0 + kMs / 10);
+	const uint64_t meta_at = 1ull << 30;
+	auto meta = Submit(p, meta_at, 4096, false, true, /*meta=*/true);
+	m_->run_until(t0 + 100 * kMs);
+	ASSERT_TRUE(m_->drain(m_->now() + 1'000 * kMs));
+	int64_t last_data = 0;
+	for (auto &d : data) {
+		ASSERT_GE(*d, 0);
+		last_data = std::max(last_data, *d);
+	}
+	int64_t meta_sent = -1;
+	for (auto &s : dev_->sent)
+		if (s.rq.sector == meta_at >> 9)
+			meta_sent = s.when;
+	ASSERT_GE(meta_sent, 0);
+	EXPECT_GE(meta_sent, last_data)
+		<< "the metadata read cut in before the data in the driver completed";
+	EXPECT_LT(meta_sent, last_data + 4 * kMs)
+		<< "the data queue idled for a request that went to its other queue";
+}
+
 } // namespace
