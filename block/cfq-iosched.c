@@ -418,13 +418,15 @@ static struct efq_queue *cfq_async_queue(struct cfq_data *cfqd,
 /*
  * @ioq's process has no more requests for it (its process left it, or
  * submits to its other sync queue): if @ioq is in service with nothing
- * queued, it idles for a request that will not come to it.  End its slice.
+ * queued, it would idle (or its group would) for a request that will not
+ * come to it.  The engine ends its slice at its next decision, once the
+ * requests it has in the driver completed if fairness asks for that.
  */
 static void cfq_expire_if_awaited(struct efq_data *efqd,
 				  struct efq_queue *ioq)
 {
 	if (ioq == efqd->active_queue && !ioq->nr_queued) {
-		efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
+		efq_mark_queue_must_expire(ioq);
 		efq_schedule_dispatch(efqd);
 	}
 }
@@ -478,12 +480,9 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 		 * cgroup, metadata in the root group) may idle for this
 		 * very request, and no preemption reaches across groups:
 		 * without this every switch would cost a whole slice_idle.
-		 * Not while it has requests in the driver: the engine
-		 * waits for those (fairness) and cfq_arm_slice_timer()
-		 * then does not idle.
 		 */
 		other = cic->cfqq[slot ^ 1];
-		if (other && !other->ioq->dispatched)
+		if (other)
 			cfq_expire_if_awaited(efqd, other->ioq);
 		if (!cic->cfqq[slot]) {
 			cfqq = cfq_new_queue(cfqd, iog, true, rq->ioprio,
@@ -627,16 +626,12 @@ static void cfq_arm_slice_timer(struct efq_data *efqd, void *sq)
 		return;
 	/*
 	 * The process's next request is already queued, to its queue in the
-	 * other group: nothing will come here to wait for, and the engine's
-	 * group idle would wait for it too.  End the slice when its last
-	 * request in the driver completes (the engine waits for those
-	 * before a switch).
+	 * other group: nothing will come here to wait for, nor to its group.
 	 */
 	other = cic->cfqq[cic->cfqq[CFQ_SLOT_GROUP] == cfqq ? CFQ_SLOT_ROOT :
 							       CFQ_SLOT_GROUP];
 	if (other && other->ioq->nr_queued) {
-		if (!cfqq->ioq->dispatched)
-			efq_expire_active(efqd, EFQ_EXPIRE_SCHED);
+		efq_mark_queue_must_expire(cfqq->ioq);
 		return;
 	}
 	/* a queueing SSD has no seek to save: keep it busy instead */

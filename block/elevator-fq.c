@@ -1540,7 +1540,7 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 	if (efq_queue_must_expire(ioq) &&
 	    (ioq->dispatched || !efq_queue_slice_new(ioq) || !ioq->nr_queued)) {
 		d->reason = EFQ_EXPIRE_MUST_EXPIRE;
-		return EFQ_EXPIRE;
+		goto expire;
 	}
 	if (efq_single_queue_untimed(efqd)) {
 		d->untimed = true;
@@ -2125,9 +2125,6 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 	if (!ioq->nr_queued && !efq_cooperator(efqd, ioq) &&
 	    efq_rq_may_idle(rq) && efqd->ops->arm_slice_timer)
 		efqd->ops->arm_slice_timer(efqd, ioq->sched_queue);
-	/* the scheduler ended the slice: its process has moved on */
-	if (ioq != efqd->active_queue)
-		return;
 	if (efq_group_should_idle(ioq) && !ioq->dispatched &&
 	    !efq_queue_is_idling(efqd, ioq))
 		efq_arm_group_timer(efqd, iog, false);

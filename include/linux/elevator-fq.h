@@ -148,7 +148,7 @@ enum efq_queue_flag {
 	EFQ_QUEUE_FLAG_idle_window,	/* the scheduler allows idling on it */
 	EFQ_QUEUE_FLAG_slice_new,	/* no completion yet in this activation */
 	EFQ_QUEUE_FLAG_sync,		/* sync queue: sync slice, may idle */
-	EFQ_QUEUE_FLAG_must_expire,	/* expire at the next selection */
+	EFQ_QUEUE_FLAG_must_expire,	/* expire once drained (fairness) */
 	EFQ_QUEUE_FLAG_charge_one_slice, /* ran untimed, charge <= 1 slice */
 };
 
@@ -254,8 +254,7 @@ struct efq_group {
  *	it was proposed by @close_cooperator
  * @active_queue_reset: @sq stops being the queue in service
  * @arm_slice_timer: the queue in service just went empty at a completion
- *	and may idle: call efq_arm_idle_timer() if it should, or
- *	efq_expire_active() if nothing will come to it
+ *	and may idle: call efq_arm_idle_timer() if it should
  * @should_preempt: may a request @rq of @new_sq, in the same group as the
  *	queue in service, preempt it?
  * @close_cooperator: the queue in service @cur_sq is empty; propose a

@@ -766,41 +766,114 @@ TEST_F(Cfq, AReaderAlternatingDataAndMetadataIsNotIdledAgainstItself)
 				  << " reads of 1 ms each: idled against itself at the switches";
 }
 
-// The same process with data reads in the driver when its metadata read
-// comes (the second review of the fix above): with fairness=1 the engine
-// waits for a queue's requests in the driver before it switches, so the
-// metadata read must not cut in before they complete; and then the data
-// queue must not idle for a next data read, since the process's next
+// The same process with four requests in the driver (depth 4, 1 ms each,
+// served in order) when its metadata read comes, 0.1 ms later, to its
+// queue in the root group; @v names the variant.  Returns when the last of
+// the four completed and when the metadata read was sent.
+struct MetaTiming {
+	int64_t last_data, meta_sent;
+};
+
+class CfqMeta : public Cfq {
+protected:
+	MetaTiming MetaAfterDataInDriver(const char *fairness, bool write, const char *slice_sync)
+	{
+		Config cfg;
+		cfg.tunables = {{"fairness", fairness}, {"slice_sync", slice_sync}};
+		MakeCfq(cfg, 4, kMs);
+		TaskId p = Task(Spec("fsync", "g"));
+		int64_t t0 = m_->now();
+		std::vector<std::shared_ptr<int64_t>> data;
+		for (int i = 0; i < 4; i++)
+			data.push_back(Submit(p, (uint64_t)i * 4096, 4096, write));
+		m_->run_until(t0 + kMs / 10);
+		const uint64_t meta_at = 1ull << 30;
+		Submit(p, meta_at, 4096, false, true, /*meta=*/true);
+		m_->run_until(t0 + 100 * kMs);
+		EXPECT_TRUE(m_->drain(m_->now() + 1'000 * kMs));
+		EXPECT_EQ(m_->check_invariants(), "");
+		MetaTiming r{0, -1};
+		for (auto &d : data) {
+			EXPECT_GE(*d, 0);
+			r.last_data = std::max(r.last_data, *d);
+		}
+		for (auto &x : dev_->sent)
+			if (x.rq.sector == meta_at >> 9)
+				r.meta_sent = x.when;
+		EXPECT_GE(r.meta_sent, 0);
+		return r;
+	}
+};
+
+// Reads (which may idle), sync writes without REQ_IDLE (fsync writeback:
+// the engine never asks cfq to idle after them, only its group may), and a
+// slice that ends while the data is in the driver (wait-busy would hold).
+// With fairness=1 the engine waits for a queue's requests in the driver
+// before it switches, so the metadata read must not cut in before they
+// complete; and then neither the data queue nor its group may wait (8 ms
+// slice_idle or group_idle) for a next data request: the process's next
 // request is already queued in its other group.
-TEST_F(Cfq, AMetadataReadWaitsForTheDataInTheDriverAndNoLonger)
+TEST_F(CfqMeta, AMetadataReadWaitsForTheDataInTheDriverAndNoLonger)
+{
+	for (bool write : {false, true})
+		for (const char *slice : {"100", "2"}) {
+			SCOPED_TRACE(std::string(write ? "sync writes" : "reads") +
+				     ", slice_sync " + slice);
+			MetaTiming t = MetaAfterDataInDriver("1", write, slice);
+			EXPECT_GE(t.meta_sent, t.last_data) << "the metadata read cut in before "
+							       "the data in the driver completed";
+			EXPECT_LT(t.meta_sent, t.last_data + 2 * kMs)
+				<< "the data queue or its group idled for a request that went to "
+				   "its other queue";
+		}
+}
+
+// Without fairness nothing waits for requests in the driver: the metadata
+// read is sent as soon as it comes, before the data completes.
+TEST_F(CfqMeta, WithoutFairnessAMetadataReadDoesNotWaitForTheDataInTheDriver)
+{
+	for (bool write : {false, true}) {
+		SCOPED_TRACE(write ? "sync writes" : "reads");
+		MetaTiming t = MetaAfterDataInDriver("0", write, "100");
+		EXPECT_LT(t.meta_sent, t.last_data);
+	}
+}
+
+// Two tasks sharing an io_context (CLONE_IO) in two cgroups: to cfq the
+// process changed groups, and its queue in g, in service with four reads in
+// the driver, is detached.  With fairness=1 another group's reader waits for
+// those four to complete before it is served, as for any switch.
+TEST_F(Cfq, AGroupChangeWithRequestsInTheDriverDrainsThemBeforeTheSwitch)
 {
 	Config cfg;
 	cfg.tunables = {{"fairness", "1"}};
 	MakeCfq(cfg, 4, kMs);
-	TaskId p = Task(Spec("cat", "g"));
+	TaskId p = Task(Spec("p", "g"));
+	TaskId p2 = Task(Spec("p2", "g2"));
+	TaskId q = Task(Spec("q", "h"));
+	m_->share_io_context(p2, p);
 	int64_t t0 = m_->now();
 	std::vector<std::shared_ptr<int64_t>> data;
 	for (int i = 0; i < 4; i++)
 		data.push_back(Submit(p, (uint64_t)i * 4096, 4096));
 	m_->run_until(t0 + kMs / 10);
-	const uint64_t meta_at = 1ull << 30;
-	auto meta = Submit(p, meta_at, 4096, false, true, /*meta=*/true);
+	auto other_group = Submit(q, 2ull << 30, 4096);
+	m_->run_until(t0 + kMs / 5);
+	auto moved = Submit(p2, 3ull << 30, 4096);
 	m_->run_until(t0 + 100 * kMs);
 	ASSERT_TRUE(m_->drain(m_->now() + 1'000 * kMs));
-	int64_t last_data = 0;
-	for (auto &d : data) {
-		ASSERT_GE(*d, 0);
-		last_data = std::max(last_data, *d);
+	EXPECT_EQ(m_->check_invariants(), "");
+	int64_t last = 0;
+	for (auto &d : data)
+		last = std::max(last, *d);
+	for (auto &x : dev_->sent) {
+		if (x.rq.sector == (2ull << 30) >> 9) {
+			EXPECT_GE(x.when, last)
+				<< "group h was served before g's reads in the driver completed";
+		}
 	}
-	int64_t meta_sent = -1;
-	for (auto &s : dev_->sent)
-		if (s.rq.sector == meta_at >> 9)
-			meta_sent = s.when;
-	ASSERT_GE(meta_sent, 0);
-	EXPECT_GE(meta_sent, last_data)
-		<< "the metadata read cut in before the data in the driver completed";
-	EXPECT_LT(meta_sent, last_data + 4 * kMs)
-		<< "the data queue idled for a request that went to its other queue";
+	EXPECT_GE(*other_group, 0);
+	EXPECT_GE(*moved, 0);
 }
 
 } // namespace
