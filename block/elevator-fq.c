@@ -1276,6 +1276,16 @@ static bool efq_idle_timeout(struct efq_data *efqd)
 	if (ioq->nr_queued)
 		goto kick;
 expire:
+	/*
+	 * fairness: a wait that ends while the queue still has requests in
+	 * the driver does not cut the drain; the completion of the last one
+	 * expires it.
+	 */
+	if (efqd->fairness && ioq->dispatched &&
+	    !(efqd->ops->features & EFQ_FEAT_SELF_DRAIN)) {
+		efq_mark_queue_must_expire(ioq);
+		goto kick;
+	}
 	efq_may_expire(efqd, ioq, false, true);
 	efq_expire_queue(efqd, ioq, reason);
 kick:

@@ -776,20 +776,21 @@ struct MetaTiming {
 
 class CfqMeta : public Cfq {
 protected:
-	MetaTiming MetaAfterDataInDriver(const char *fairness, bool write, const char *slice_sync)
+	MetaTiming MetaAfterDataInDriver(const char *fairness, bool write, const char *slice_sync,
+					 int64_t per_rq = kMs, int64_t meta_after = kMs / 10)
 	{
 		Config cfg;
 		cfg.tunables = {{"fairness", fairness}, {"slice_sync", slice_sync}};
-		MakeCfq(cfg, 4, kMs);
+		MakeCfq(cfg, 4, per_rq);
 		TaskId p = Task(Spec("fsync", "g"));
 		int64_t t0 = m_->now();
 		std::vector<std::shared_ptr<int64_t>> data;
 		for (int i = 0; i < 4; i++)
 			data.push_back(Submit(p, (uint64_t)i * 4096, 4096, write));
-		m_->run_until(t0 + kMs / 10);
+		m_->run_until(t0 + meta_after);
 		const uint64_t meta_at = 1ull << 30;
 		Submit(p, meta_at, 4096, false, true, /*meta=*/true);
-		m_->run_until(t0 + 100 * kMs);
+		m_->run_until(t0 + 100 * per_rq);
 		EXPECT_TRUE(m_->drain(m_->now() + 1'000 * kMs));
 		EXPECT_EQ(m_->check_invariants(), "");
 		MetaTiming r{0, -1};
@@ -826,6 +827,25 @@ TEST_F(CfqMeta, AMetadataReadWaitsForTheDataInTheDriverAndNoLonger)
 				<< "the data queue or its group idled for a request that went to "
 				   "its other queue";
 		}
+}
+
+// On a device slower than the 8 ms waits (third review): the slice ends
+// during the drain and wait-busy's timer fires with requests still in the
+// driver (10 ms a request), or the first completion armed slice_idle before
+// the metadata read came (20 ms a request, the read at 21 ms).  A wait that
+// ends does not cut the fairness drain either.
+TEST_F(CfqMeta, AWaitEndingDuringTheDrainDoesNotCutIt)
+{
+	for (bool write : {false, true}) {
+		SCOPED_TRACE(write ? "sync writes, wait-busy" : "reads, wait-busy");
+		MetaTiming t = MetaAfterDataInDriver("1", write, "2", 10 * kMs);
+		EXPECT_GE(t.meta_sent, t.last_data);
+		EXPECT_LT(t.meta_sent, t.last_data + 2 * kMs);
+	}
+	SCOPED_TRACE("reads, slice_idle armed before the metadata read");
+	MetaTiming t = MetaAfterDataInDriver("1", false, "100", 20 * kMs, 21 * kMs);
+	EXPECT_GE(t.meta_sent, t.last_data);
+	EXPECT_LT(t.meta_sent, t.last_data + 2 * kMs);
 }
 
 // Without fairness nothing waits for requests in the driver: the metadata

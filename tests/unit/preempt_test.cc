@@ -325,6 +325,23 @@ TEST_F(LatePreemptionFlow, AsyncQueueGetsOneDispatchRoundWhileTheGroupsReaderWai
 	EXPECT_EQ(w->queued.size(), 2u);
 }
 
+// With fairness=1 the round is over when its requests completed, as at any
+// switch: r waits for w's write in the driver, then runs.
+TEST_F(LatePreemptionFlow, WithFairnessTheRoundEndsWhenItsRequestsComplete)
+{
+	Build();
+	efqd()->fairness = 1;
+	Complete(DispatchFrom(q));
+	ASSERT_EQ(Select(), w);
+	ASSERT_TRUE(efq_queue_must_expire(w->ioq));
+	struct request *wr = DispatchFrom(w);
+	ASSERT_NE(wr, nullptr);
+	EXPECT_EQ(Select(), nullptr) << "r cut in before w's write completed";
+	Complete(wr);
+	EXPECT_EQ(Select(), r);
+	EXPECT_EQ(Expired(EFQ_EXPIRE_MUST_EXPIRE), 1u);
+}
+
 TEST_F(LatePreemptionFlow, FlagIsClearedWhenASyncQueueOfTheGroupExpires)
 {
 	Build();
