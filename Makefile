@@ -151,8 +151,7 @@ run: setup
 # vmtest-patched: a patched kernel with efq built in, booted under qemu; the
 #                 VM suite (tests/vm/) in built-in mode (a kernel build:
 #                 about 10 minutes the first time, 4 later; part of make
-#                 test, whose whole run stays under half an hour; efqsim
-#                 lists the tunables: needs build)
+#                 test; efqsim lists the tunables: needs build)
 .PHONY: patches intree-check vmtest-patched vmtest-debug
 patches: setup
 	@scripts/mkpatches
