@@ -1321,8 +1321,9 @@ static enum hrtimer_restart efq_idle_timer_fn(struct hrtimer *timer)
  * @efqd: the device
  *
  * Decides afresh whether a dispatch would give a request (ending an
- * efq_hold_dispatch() too) and if so has blk-mq call the scheduler soon.
- * For the scheduler's own timers and state changes; asynchronous.
+ * efq_hold_dispatch() too), and if that ends a hold has blk-mq call the
+ * scheduler soon.  For the scheduler's own timers and state changes;
+ * asynchronous.
  */
 void efq_schedule_dispatch(struct efq_data *efqd)
 {
@@ -1524,6 +1525,7 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 {
 	struct efq_queue *ioq = efqd->active_queue;
 	struct efq_group *iog;
+	bool used;
 
 	d->reason = EFQ_EXPIRE_EMPTY;
 	d->slice_expired = false;
@@ -1558,7 +1560,9 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 	}
 	if (efq_group_wait_busy(iog))
 		return EFQ_HOLD;
-	if ((efq_queue_slice_used(ioq) || efq_queue_class_idle(ioq)) &&
+	/* one clock read for the whole decision (this runs at every event) */
+	used = efq_queue_slice_used(ioq);
+	if ((used || efq_queue_class_idle(ioq)) &&
 	    !efq_queue_must_dispatch(ioq)) {
 		d->slice_expired = true;
 		/*
@@ -1572,8 +1576,7 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 		    !efq_group_wait_busy_done(iog) &&
 		    (efqd->idle_armed || ioq->dispatched))
 			return EFQ_HOLD;
-		d->reason = efq_queue_slice_used(ioq) ? EFQ_EXPIRE_SLICE_USED :
-							EFQ_EXPIRE_IDLE_CLASS;
+		d->reason = used ? EFQ_EXPIRE_SLICE_USED : EFQ_EXPIRE_IDLE_CLASS;
 		goto expire;
 	}
 	if (ioq->nr_queued)
@@ -1598,15 +1601,23 @@ expire:
 
 /*
  * After an event (a request queued or completed, a timer), note whether a
- * dispatch would now give a request, and if so have blk-mq ask for it.
+ * dispatch would now give a request.  With @kick, have blk-mq ask for it
+ * when this event ended a hold, and only then: blk-mq runs the hardware
+ * queue itself after every insert, and while has_work is true a run is
+ * always coming (it dispatches until has_work turns false, and a driver
+ * out of tags or budget, or a dispatch that gives nothing, schedules the
+ * next run).  What blk-mq cannot see is a hold ending, because it stopped
+ * asking when has_work turned false.  A run per event instead would queue
+ * a kblockd work item for every request on a busy device (review lead 11).
  */
 static void efq_update_hold(struct efq_data *efqd, bool kick)
 {
 	struct efq_decision d;
+	bool held = efqd->hold;
 
 	efqd->hold = efqd->nr_queued &&
 		     efq_decide(efqd, false, &d) == EFQ_HOLD;
-	if (kick && efqd->nr_queued && !efqd->hold)
+	if (kick && held && efqd->nr_queued && !efqd->hold)
 		blk_mq_run_hw_queues(efqd->queue, true);
 }
 
@@ -1840,7 +1851,8 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	} else {
 		efq_set_late_preemption(efqd, ioq);
 	}
-	efq_update_hold(efqd, true);
+	/* blk-mq runs the hardware queue after the insert */
+	efq_update_hold(efqd, false);
 }
 EXPORT_SYMBOL_GPL(efq_request_add);
 
@@ -2304,13 +2316,18 @@ EXPORT_SYMBOL_GPL(efq_nr_group_requests_store);
  * sent IO yet, there is nobody to protect and nothing is capped.  The
  * group is the submitting task's; writeback submitted by a flusher thread
  * counts against the flusher's group here, although its requests are the
- * dirtier's.
+ * dirtier's.  Without the lock where nothing can be capped: the cap is
+ * advisory anyway (a group's count changes as soon as the lock is dropped),
+ * and this runs for every request (review lead 11).
  */
 void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct efq_data *efqd = data->q->elevator->elevator_data;
 	struct efq_group *iog;
 
+	if (!READ_ONCE(efqd->hierarchical) ||
+	    list_empty_careful(&efqd->group_list))
+		return;
 	spin_lock_irq(&efqd->lock);
 	iog = efq_group_of_current(efqd);
 	/*
@@ -2367,7 +2384,8 @@ int efq_set_hierarchical(struct efq_data *efqd, bool on)
 	lockdep_assert_held(&efqd->lock);
 	if (efqd->nr_queued || efqd->busy_queues)
 		return -EBUSY;
-	efqd->hierarchical = on;
+	/* efq_limit_depth() reads it without the lock */
+	WRITE_ONCE(efqd->hierarchical, on);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(efq_set_hierarchical);

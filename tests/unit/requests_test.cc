@@ -105,24 +105,46 @@ TEST_F(Requests, HasWorkIsFalseWithNothingQueued)
 	EXPECT_EQ(Select(), nullptr);
 }
 
-TEST_F(Requests, CompletionRerunsTheHardwareQueuesWhileWorkRemains)
+// blk-mq stops asking for requests when has_work turns false and never
+// asks again on its own: a completion that ends a hold must run the
+// hardware queues.  One that ends none must not: while has_work stays
+// true blk-mq has a run coming anyway (it dispatches until has_work is
+// false; a driver out of tags or budget schedules the next run), and a
+// run per completion is a kblockd work item per request.
+TEST_F(Requests, CompletionRerunsTheHardwareQueuesOnlyWhenItEndsAHold)
 {
+	efqd()->fairness = 1; // a switch waits for the old queue's requests
 	FakeQueue *a = NewQueue(Root()), *b = NewQueue(Root());
-	Add(a);
+	AddN(a, 4);
 	Add(b);
-	struct request *rq = Dispatch();
+	ASSERT_EQ(Select(), a);
+	Complete(DispatchFrom(a));
+	struct request *r2 = DispatchFrom(a), *r3 = DispatchFrom(a);
+	Advance(100 * kMs);	      // a's slice is used up
+	EXPECT_EQ(Select(), nullptr); // blk-mq asks: the drain holds
+	ASSERT_TRUE(efqd()->hold);
 	unsigned long runs = queue()->sim_run_count;
-	Complete(rq);
+	Complete(r2); // r3 still in flight: the hold stays
+	EXPECT_TRUE(efqd()->hold);
+	EXPECT_EQ(queue()->sim_run_count, runs);
+	Complete(r3); // drained: the hold ends, nothing else would ask
+	EXPECT_FALSE(efqd()->hold);
 	EXPECT_EQ(queue()->sim_run_count, runs + 1);
-	rq = Dispatch();
+	struct request *rq = Dispatch(); // b
 	ASSERT_NE(rq, nullptr);
+	Add(b);
+	ASSERT_FALSE(efqd()->hold);
 	runs = queue()->sim_run_count;
-	Complete(rq); // nothing queued, nothing busy: no re-run
-	EXPECT_EQ(efqd()->busy_queues, 0u);
+	Complete(rq); // work queued, no hold before or after: no run
+	EXPECT_FALSE(efqd()->hold);
+	EXPECT_TRUE(efq_has_work(efqd()));
 	EXPECT_EQ(queue()->sim_run_count, runs);
 }
 
-TEST_F(Requests, ScheduleDispatchRunsOnlyWithWorkOrBusyQueues)
+// A scheduler's own event (efq_schedule_dispatch) runs the hardware
+// queues when it ends a hold, its own (efq_hold_dispatch) or the
+// engine's, and not otherwise.
+TEST_F(Requests, ScheduleDispatchRunsOnlyWhenItEndsAHold)
 {
 	unsigned long runs = queue()->sim_run_count;
 	Lock();
@@ -133,8 +155,14 @@ TEST_F(Requests, ScheduleDispatchRunsOnlyWithWorkOrBusyQueues)
 	Add(a);
 	runs = queue()->sim_run_count;
 	Lock();
+	efq_schedule_dispatch(efqd()); // has_work was true all along
+	Unlock();
+	EXPECT_EQ(queue()->sim_run_count, runs);
+	Lock();
+	efq_hold_dispatch(efqd());
 	efq_schedule_dispatch(efqd());
 	Unlock();
+	EXPECT_FALSE(efqd()->hold);
 	EXPECT_EQ(queue()->sim_run_count, runs + 1);
 }
 
