@@ -13,6 +13,7 @@
 #   build/patches      scratch repos of `make patches` (series in out/patches)
 #   build/intree       linux-source-6.1 tree + O= builds of `make intree-check`
 #   build/vmtest-patched  the kernel and initramfs of `make vmtest-patched`
+#   build/kbench       the kernel image, initramfs and console of `make kbench`
 
 SHELL := /bin/bash
 # Top-level steps run one after another (readable output); each step builds
@@ -25,7 +26,7 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test check module vmtest vmtest-integrity bench format format-check clean distclean run
+.PHONY: all help setup build unit test check module vmtest vmtest-integrity kbench bench format format-check clean distclean run
 
 all: build
 
@@ -42,6 +43,9 @@ help:
 	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler)"
 	@echo "make vmtest-integrity  45-integrity's full matrix alone (both modes, all variants; ~45 min) on"
 	@echo "                   Debian's kernel; INTEGRITY_KERNEL=patched: on make vmtest-patched's kernel"
+	@echo "make kbench        the kernel benchmark: each scheduler's IOPS against none's, cost per request,"
+	@echo "                   interleaved rounds (KBENCH=5x3: rounds x seconds, :libaio for fio's libaio) in the VM;"
+	@echo "                   ~16 min on a busy 2-core host; results in Documentation/kernel/performance.rst"
 	@echo "make blktests BLKTESTS=DIR  blktests' block group in the VM: control, listed, each efq scheduler as"
 	@echo "                   the default (BLKTESTS_MODES=control,listed,cfq,...): scripts/vm/blktests"
 	@echo "make blktests-quick  7 block tests, control and each efq scheduler as the default (part of make test;"
@@ -83,6 +87,19 @@ module: setup
 # (efqsim --list-tunables gives the expected tunables: needs build)
 vmtest: setup build module
 	@scripts/vm/vmtest
+
+# --- kbench: the kernel benchmark (tests/vm/60-overhead.sh) -------------------
+# Every scheduler's IOPS against none's on a fast null_blk, four cases
+# (iodepth 1, iodepth 64, 4 jobs on 2 hardware queues, 8 cgroups), in
+# KBENCH=ROUNDSxSECONDS[:ENGINE] interleaved rounds (the scheduler order
+# rotating; fio's ioengine io_uring, or libaio);
+# medians and spreads of the ratio to none and the cost per request
+# (Documentation/kernel/performance.rst).  make vmtest runs it as 1x1.  A
+# VM folder of its own (build/kbench: kernel image, initramfs, console), so
+# that build/vm stays make vmtest's.
+KBENCH ?= 5x3
+kbench: setup build module
+	@EFQ_VM_DIR=$(CURDIR)/build/kbench scripts/vm/vmtest --only 60- --kbench $(KBENCH)
 
 # --- blktests: the block layer's upstream suite in the same VM ---------------
 # BLKTESTS=DIR is a blktests checkout (read only: copied into
