@@ -172,6 +172,9 @@ struct as_queue {
  * @antic_start: when it completed (ns)
  * @blocked: dispatch gives nothing now (anticipation, or a drain before a
  *	batch change or a queue switch); read locklessly by has_work
+ * @held_back: @blocked was set since blk-mq last got a request, so blk-mq
+ *	may have stopped asking: the event that finds it clear re-runs the
+ *	queues, whatever cleared it (a queue switch clears it too)
  * @batch_dir: direction of the current batch
  * @batch_expires: end of the current batch (ns)
  * @write_batch_start: when the current write batch began (ns)
@@ -194,6 +197,7 @@ struct as_data {
 	bool proc_finished;
 	u64 antic_start;
 	bool blocked;
+	bool held_back;
 	int batch_dir;
 	u64 batch_expires;
 	u64 write_batch_start;
@@ -500,18 +504,14 @@ static bool as_waiting(struct as_data *ad)
 	       ad->antic_status == ANTIC_WAIT_NEXT;
 }
 
-/*
- * Recompute @blocked after a state change.  Return: true if dispatching
- * became possible again (the caller re-runs the queues).
- */
-static bool as_update_blocked(struct as_data *ad)
+/* Recompute @blocked after a state change. */
+static void as_update_blocked(struct as_data *ad)
 {
-	bool was = ad->blocked;
-
 	ad->blocked = as_waiting(ad) ||
 		      (ad->nr_dispatched &&
 		       (ad->changed_batch || ad->switch_queue));
-	return was && !ad->blocked;
+	if (ad->blocked)
+		ad->held_back = true;
 }
 
 static void as_antic_waitnext(struct as_data *ad)
@@ -567,11 +567,21 @@ static void as_maybe_anticipate(struct as_data *ad)
 		as_antic_begin(ad);
 }
 
-/* Called with the lock held; re-runs the queues if dispatch may go on. */
-static void as_after_event(struct as_data *ad)
+/*
+ * After an insert (@insert) or a completion, lock held: blk-mq stopped
+ * asking when has_work turned false, so once AS blocked since blk-mq last
+ * got a request, the first event that finds dispatching possible again
+ * re-runs the queues.  After an insert blk-mq runs the hardware queue
+ * itself.
+ */
+static void as_after_event(struct as_data *ad, bool insert)
 {
 	as_maybe_anticipate(ad);
-	if (as_update_blocked(ad) && efq_has_work(ad->efqd))
+	as_update_blocked(ad);
+	if (!ad->held_back || ad->blocked || !efq_has_work(ad->efqd))
+		return;
+	ad->held_back = false;
+	if (!insert)
 		blk_mq_run_hw_queues(ad->efqd->queue, true);
 }
 
@@ -854,6 +864,8 @@ static struct request *as_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	}
 	as_move_to_dispatch(ad, aq, rq);
 	efq_request_dispatched(efqd, ioq, rq);
+	/* blk-mq got a request: it asks has_work again */
+	ad->held_back = false;
 	as_maybe_anticipate(ad);
 	as_update_blocked(ad);
 out:
@@ -947,7 +959,7 @@ static void as_insert_requests(struct blk_mq_hw_ctx *hctx,
 					   ~AS_PRIV_DISPATCHED);
 		as_add_request(ad, ioq, rq, at_head);
 	}
-	as_after_event(ad);
+	as_after_event(ad, true);
 	spin_unlock_irq(&efqd->lock);
 	blk_mq_free_requests(&free);
 }
@@ -1020,7 +1032,7 @@ static void as_finish_request(struct request *rq)
 		if (as_rq_dispatched(rq)) {
 			as_request_done(ad, rq, true);
 			efq_request_completed(efqd, ioq, rq);
-			as_after_event(ad);
+			as_after_event(ad, false);
 		}
 		rq->elv.priv[0] = NULL;
 		efq_put_queue(ioq);
@@ -1075,7 +1087,7 @@ static void as_requeue_request(struct request *rq)
 	if (as_rq_dispatched(rq)) {
 		as_request_done(ad, rq, false);
 		efq_request_requeued(efqd, ioq, rq);
-		as_after_event(ad);
+		as_after_event(ad, false);
 	}
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = (void *)((uintptr_t)rq->elv.priv[1] &

@@ -1248,6 +1248,18 @@ static bool efq_may_expire(struct efq_data *efqd, struct efq_queue *ioq,
 	return ok;
 }
 
+/*
+ * Hold requests back, or not.  A hold makes has_work false, and blk-mq
+ * stops asking: note it in held_back until blk-mq gets a request again
+ * (efq_request_dispatched()) or the hardware queues are run.
+ */
+static void efq_set_hold(struct efq_data *efqd, bool hold)
+{
+	efqd->hold = hold;
+	if (hold)
+		efqd->held_back = true;
+}
+
 static void efq_update_hold(struct efq_data *efqd, bool kick);
 
 /* The timer fired: decide under the lock.  Return true to re-run queues. */
@@ -1341,7 +1353,7 @@ EXPORT_SYMBOL_GPL(efq_schedule_dispatch);
 void efq_hold_dispatch(struct efq_data *efqd)
 {
 	lockdep_assert_held(&efqd->lock);
-	efqd->hold = true;
+	efq_set_hold(efqd, true);
 }
 EXPORT_SYMBOL_GPL(efq_hold_dispatch);
 
@@ -1602,23 +1614,27 @@ expire:
 /*
  * After an event (a request queued or completed, a timer), note whether a
  * dispatch would now give a request.  With @kick, have blk-mq ask for it
- * when this event ended a hold, and only then: blk-mq runs the hardware
- * queue itself after every insert, and while has_work is true a run is
- * always coming (it dispatches until has_work turns false, and a driver
- * out of tags or budget, or a dispatch that gives nothing, schedules the
- * next run).  What blk-mq cannot see is a hold ending, because it stopped
- * asking when has_work turned false.  A run per event instead would queue
- * a kblockd work item for every request on a busy device (review lead 11).
+ * when a hold set since blk-mq last got a request has ended, and only
+ * then: blk-mq runs the hardware queue itself after every insert, and while
+ * has_work is true a run is always coming (it dispatches until has_work
+ * turns false, and a driver out of tags or budget, or a dispatch that gives
+ * nothing, schedules the next run).  What blk-mq cannot see is a hold
+ * ending, because it stopped asking when has_work turned false.  That hold
+ * may have ended before this event already, through a selection a
+ * scheduler made for its own purposes (AS does), hence held_back and not
+ * the hold's last value.  A run per event instead would queue a kblockd
+ * work item for every request on a busy device (review lead 11).
  */
 static void efq_update_hold(struct efq_data *efqd, bool kick)
 {
 	struct efq_decision d;
-	bool held = efqd->hold;
 
-	efqd->hold = efqd->nr_queued &&
-		     efq_decide(efqd, false, &d) == EFQ_HOLD;
-	if (kick && held && efqd->nr_queued && !efqd->hold)
+	efq_set_hold(efqd, efqd->nr_queued &&
+			   efq_decide(efqd, false, &d) == EFQ_HOLD);
+	if (kick && efqd->held_back && efqd->nr_queued && !efqd->hold) {
+		efqd->held_back = false;
 		blk_mq_run_hw_queues(efqd->queue, true);
+	}
 }
 
 /**
@@ -1644,7 +1660,7 @@ struct efq_queue *efq_select_queue(struct efq_data *efqd, bool force)
 		efqd->hold = false;
 		return NULL;
 	case EFQ_HOLD:
-		efqd->hold = true;
+		efq_set_hold(efqd, true);
 		return NULL;
 	case EFQ_KEEP:
 		if (d.untimed)
@@ -1851,8 +1867,10 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	} else {
 		efq_set_late_preemption(efqd, ioq);
 	}
-	/* blk-mq runs the hardware queue after the insert */
+	/* blk-mq runs the hardware queue after the insert: it asks again */
 	efq_update_hold(efqd, false);
+	if (!efqd->hold)
+		efqd->held_back = false;
 }
 EXPORT_SYMBOL_GPL(efq_request_add);
 
@@ -1955,6 +1973,14 @@ void efq_request_dispatched(struct efq_data *efqd, struct efq_queue *ioq,
 	efqd->rq_in_driver++;
 	ioq->nr_sectors += blk_rq_sectors(rq);
 	efq_clear_queue_must_dispatch(ioq);
+	efqd->held_back = false;
+	/*
+	 * blk-mq asks has_work again before its next dispatch: this one may
+	 * have started a hold (the queue now waits for what it has in
+	 * flight), and a dispatch that gives nothing after has_work said
+	 * yes costs a delayed run of every hardware queue.
+	 */
+	efq_update_hold(efqd, false);
 }
 EXPORT_SYMBOL_GPL(efq_request_dispatched);
 

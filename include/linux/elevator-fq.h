@@ -310,6 +310,8 @@ enum efq_expire_reason {
  * @nr_queued: requests held in all queues
  * @hold: the last selection held requests back on purpose (idling,
  *	anticipation, draining): efq_has_work() is false until an event
+ * @held_back: @hold was set since blk-mq last got a request, so blk-mq
+ *	may have stopped asking: an event that ends the hold runs the queues
  * @idle_armed: @idle_timer is armed and its expiry must be acted upon
  * @idle_timer: the one timer of queue idling, group idling and wait-busy
  * @oom_queue: fallback queue of the root group when allocation fails
@@ -335,6 +337,7 @@ struct efq_data {
 	unsigned int rq_in_driver;
 	unsigned int nr_queued;
 	bool hold;
+	bool held_back;
 	bool idle_armed;
 	struct hrtimer idle_timer;
 	struct efq_queue oom_queue;
