@@ -1628,9 +1628,10 @@ expire:
 static void efq_update_hold(struct efq_data *efqd, bool kick)
 {
 	struct efq_decision d;
+	bool hold;
 
-	efq_set_hold(efqd, efqd->nr_queued &&
-			   efq_decide(efqd, false, &d) == EFQ_HOLD);
+	hold = efqd->nr_queued && efq_decide(efqd, false, &d) == EFQ_HOLD;
+	efq_set_hold(efqd, hold);
 	if (kick && efqd->held_back && efqd->nr_queued && !efqd->hold) {
 		efqd->held_back = false;
 		blk_mq_run_hw_queues(efqd->queue, true);
