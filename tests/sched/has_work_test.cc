@@ -58,7 +58,8 @@ INSTANTIATE_TEST_SUITE_P(Schedulers, HasWork,
 				 for (char &c : s)
 					 if (c == '-')
 						 c = '_';
-				 return s + "_" + std::to_string(std::get<1>(info.param)) + "groups";
+				 return s + "_" + std::to_string(std::get<1>(info.param)) +
+					"groups";
 			 });
 
 } // namespace
