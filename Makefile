@@ -8,7 +8,8 @@
 #   build/test         CMake, Debug -O1, ASan+UBSan: engine, shims, unit tests
 #   build/bench        CMake, Release -O2: benchmarks
 #   build/kmod         Kbuild: the kernel modules (symlinks to block/*.c)
-#   build/kernel-src   private block headers + checkpatch.pl (scripts/kernel-src)
+#   build/kernel-src   private block headers + checkpatch.pl, and efqsim's mq-deadline.c
+#                      (scripts/kernel-src)
 #   build/check        logs of the last `make check`
 #   build/patches      scratch repos of `make patches` (series in out/patches)
 #   build/intree       linux-source-6.1 tree + O= builds of `make intree-check`

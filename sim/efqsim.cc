@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim: run fio job files on a simulated disk through the real efq
-// schedulers, and print what fio would print, plus what each cgroup got.
+// schedulers (or Linux's own mq-deadline), and print what fio would print,
+// plus what each cgroup got.
 //
 // Exit status: 0 success, 1 bad input (a clear message on stderr), 2 an
 // internal error (an invariant of the simulation broke).
@@ -38,15 +39,18 @@ const char *kUsage = R"(usage: efqsim [options] JOBFILE...
 
 Runs fio job files on a simulated disk through the efq schedulers (the
 kernel's own code) and prints fio's report plus each cgroup's disk time.
+Linux 6.1's own mq-deadline, unmodified, runs the same way, for comparison.
 
 options:
   --device D              hdd (default), ssd, null, multipath, MODEL:key=value,...
                           (e.g. multipath:rq_based_seq_io_merge_deadline=20),
                           or a parameter file
-  --scheduler S           cfq, deadline-fq, as (alias anticipatory) or noop
-                          (default)
+  --scheduler S           cfq, deadline-fq, as (alias anticipatory), noop
+                          (default), or Linux's mq-deadline (alias deadline)
   --hier on|off           hierarchical (cgroups get their weights; default)
-                          or flat (every queue in the root group)
+                          or flat (every queue in the root group); efq's
+                          schedulers only: mq-deadline knows no cgroups and
+                          always runs flat
   --set NAME=VALUE        set a scheduler tunable (repeatable), e.g.
                           --set group_idle=0
   --seed N                seed of the jobs' random streams (default 0)
@@ -65,8 +69,9 @@ options:
 
 const char *kCompareUsage = R"(usage: efqsim compare [options] JOBFILE...
 
-Runs the job files under every scheduler (cfq, deadline-fq, as, noop), each
-hierarchical and flat (8 runs), and prints one table: per cgroup its share
+Runs the job files under every scheduler: efq's cfq, deadline-fq, as and
+noop, each hierarchical and flat, and Linux's mq-deadline, flat (it knows no
+cgroups): 9 runs.  Prints one table: per cgroup its share
 of the device busy time, bandwidth, p99 and max completion latency, and each
 run's total throughput.
 
@@ -117,6 +122,7 @@ struct Options {
 	std::string device = "hdd";
 	std::string scheduler = "noop";
 	bool hier = true;
+	bool hier_given = false; // --hier was on the command line
 	std::vector<std::pair<std::string, std::string>> tunables;
 	uint64_t seed = 0;
 	unsigned int nr_requests = 0; // 0: blk-mq's default
@@ -230,6 +236,7 @@ Options parse_args(int argc, char **argv, Command cmd)
 			o.scheduler = value(i, "--scheduler");
 		} else if (is(a, "--hier")) {
 			std::string v = value(i, "--hier");
+			o.hier_given = true;
 			if (v == "on" || v == "1")
 				o.hier = true;
 			else if (v == "off" || v == "0")
@@ -304,10 +311,29 @@ const char *tunable_unit(const std::string &name)
 		{"slice_async_rq", "requests"}, {"fifo_batch", "requests"},
 		{"writes_starved", "batches"},	{"fairness", "bool"},
 		{"hierarchical", "bool"},	{"low_latency", "bool"},
-		{"front_merges", "bool"},
+		{"front_merges", "bool"},	{"async_depth", "requests"},
+		{"prio_aging_expire", "ms"},
 	};
 	auto it = units.find(name);
 	return it == units.end() ? "-" : it->second;
+}
+
+// The scheduler exists; --hier on is asked only of one with groups.
+void check_scheduler(const Options &o)
+{
+	if (!efqsim::blk::scheduler_exists(o.scheduler))
+		bad_input("unknown scheduler '" + o.scheduler + "' (" +
+			  efqsim::run::scheduler_list() + ")");
+	if (o.hier_given && o.hier) {
+		efqsim::blk::Config cfg;
+		cfg.scheduler = o.scheduler;
+		std::string err;
+		efqsim::blk::Model m(efqsim::dev::make_device("null", &err), cfg);
+		if (m.init(&err) && !m.efq_engine())
+			bad_input("--hier on: " + o.scheduler +
+				  " knows no cgroups (it is not one of efq's schedulers); it "
+				  "runs flat");
+	}
 }
 
 // Where the report goes: the --output file, or stdout.
@@ -373,8 +399,7 @@ int compare_main(const Options &o)
 int replay_main(const Options &o)
 {
 	std::string err;
-	if (!efqsim::blk::scheduler_exists(o.scheduler))
-		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
+	check_scheduler(o);
 	if (!efqsim::dev::make_device(o.device, &err))
 		bad_input(err);
 	std::ofstream file;
@@ -416,8 +441,7 @@ int main(int argc, char **argv)
 		return compare_main(o);
 	if (cmd == Command::replay)
 		return replay_main(o);
-	if (!efqsim::blk::scheduler_exists(o.scheduler))
-		bad_input("unknown scheduler '" + o.scheduler + "' (cfq, deadline-fq, as, noop)");
+	check_scheduler(o);
 
 	std::string err;
 	std::unique_ptr<efqsim::dev::Device> dev = efqsim::dev::make_device(o.device, &err);

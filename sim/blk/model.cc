@@ -55,6 +55,18 @@ bool scheduler_exists(const std::string &name)
 	return sim_elv_find(name.c_str()) != nullptr;
 }
 
+std::vector<std::string> scheduler_names(const std::string &name)
+{
+	ensure_modules();
+	const struct elevator_type *e = sim_elv_find(name.c_str());
+	if (!e)
+		return {};
+	std::vector<std::string> names = {e->elevator_name};
+	if (e->elevator_alias)
+		names.emplace_back(e->elevator_alias);
+	return names;
+}
+
 struct Model::Task {
 	workload::TaskId id = 0;
 	pid_t pid = 0;
@@ -133,6 +145,9 @@ bool Model::init(std::string *err)
 		*err = "unknown scheduler '" + cfg_.scheduler + "'";
 		return false;
 	}
+	// efq's schedulers run on its engine (they all set up their hardware
+	// queue with it); any other (Linux's mq-deadline) has no groups
+	efq_ = e->ops.init_hctx == efq_init_hctx;
 
 	q_ = std::make_unique<struct request_queue>();
 	disk_ = std::make_unique<struct gendisk>();
@@ -175,7 +190,14 @@ bool Model::init(std::string *err)
 		cfg_.nr_requests ? cfg_.nr_requests : 2 * std::min(dev_->queue_depth(), kDefaultRq);
 	q_->nr_requests = nr;
 	sched_tags_->nr_tags = nr;
-	sched_tags_->bitmap_tags.sb.depth = nr;
+	// the tag map's shape as blk-mq makes it (sbitmap_queue_init_node()
+	// with the default shift): words of 2^shift tags, a shift that gives
+	// at least 4 words when there are enough tags; a scheduler's shallow
+	// depth limits the tags it may take in each word (alloc_request())
+	struct sbitmap &sb = sched_tags_->bitmap_tags.sb;
+	sb.depth = nr;
+	sb.shift = sbitmap_calculate_shift(nr);
+	sb.map_nr = (nr + (1u << sb.shift) - 1) >> sb.shift;
 	sched_tags_->bitmap_tags.min_shallow_depth = UINT_MAX; // as sbitmap_queue_init_node()
 	hctx_->sched_tags = sched_tags_.get();
 	rqs_.resize(nr);
@@ -197,10 +219,13 @@ bool Model::init(std::string *err)
 		       std::to_string(ret) + ")";
 		return false;
 	}
-	ssize_t r = sim_elv_attr_store(q_->elevator, "hierarchical", cfg_.hierarchical ? "1" : "0");
-	if (r < 0 && !cfg_.hierarchical) {
-		*err = "scheduler " + cfg_.scheduler + " has no flat mode";
-		return false;
+	ssize_t r = 0;
+	if (efq_) {
+		r = sim_elv_attr_store(q_->elevator, "hierarchical", cfg_.hierarchical ? "1" : "0");
+		if (r < 0 && !cfg_.hierarchical) {
+			*err = "scheduler " + cfg_.scheduler + " has no flat mode";
+			return false;
+		}
 	}
 	for (auto &[name, value] : cfg_.tunables) {
 		r = sim_elv_attr_store(q_->elevator, name.c_str(), value.c_str());
@@ -434,16 +459,20 @@ bool Model::alloc_request(Bio *b)
 	data.rq_flags = RQF_ELV;
 	if (e->type->ops.limit_depth && !op_is_flush(data.cmd_flags))
 		e->type->ops.limit_depth(data.cmd_flags, &data);
-	unsigned int depth = static_cast<unsigned int>(rqs_.size());
+	// the lowest free tag; with a shallow depth (sbitmap_get_shallow()),
+	// the lowest free one among the first shallow_depth tags of each word
+	auto it = free_tags_.begin();
 	if (data.shallow_depth) {
-		depth = std::min(depth, data.shallow_depth);
 		if (data.shallow_depth < sched_tags_->bitmap_tags.min_shallow_depth)
 			shallow_below_min_++;
+		const unsigned int shift = sched_tags_->bitmap_tags.sb.shift;
+		while (it != free_tags_.end() && (*it & ((1u << shift) - 1)) >= data.shallow_depth)
+			++it;
 	}
-	if (free_tags_.empty() || free_tags_.front() >= depth)
+	if (it == free_tags_.end())
 		return false;
-	unsigned int tag = free_tags_.front();
-	free_tags_.erase(free_tags_.begin());
+	unsigned int tag = *it;
+	free_tags_.erase(it);
 
 	Rq *r = rqs_[tag].get();
 	r->rq = {};
@@ -834,7 +863,8 @@ bool Model::drain(int64_t limit)
 std::vector<report::GroupResult> Model::group_results()
 {
 	std::vector<report::GroupResult> out;
-	auto *efqd = static_cast<struct efq_data *>(q_->elevator->elevator_data);
+	// the engine's accounting, for efq's schedulers only
+	auto *efqd = efq_ ? static_cast<struct efq_data *>(q_->elevator->elevator_data) : nullptr;
 	const auto &busy = dev_->busy_by_tag();
 	for (auto &[path, cg] : cgroups_) {
 		report::GroupResult g;
@@ -842,7 +872,9 @@ std::vector<report::GroupResult> Model::group_results()
 		g.weight = cg->weight;
 		g.ioprio_class = IOPRIO_CLASS_BE;
 		struct efq_group *iog = nullptr;
-		if (cg->blkcg == &blkcg_root) {
+		if (!efqd) {
+			// no engine: no disk time, only the device's measurement
+		} else if (cg->blkcg == &blkcg_root) {
 			iog = efqd->root_group;
 		} else if (cfg_.hierarchical) {
 			struct blkcg_gq *blkg = sim_blkg_get(cg->blkcg, q_.get());
@@ -930,7 +962,7 @@ std::vector<Model::TunableInfo> Model::probe_tunables()
 	return out;
 }
 
-std::string Model::debugfs(const std::string &name, std::string *err)
+std::string Model::debugfs(const std::string &name, std::string *err) const
 {
 	int e = 0;
 	char *s = sim_elv_debugfs_read(q_.get(), name.c_str(), &e);

@@ -7,8 +7,10 @@
 // - bios become requests, after the scheduler's bio_merge hook (back and
 //   front merges through elv_merge) had its chance;
 // - scheduler tags per hardware queue: nr_requests = 2 * min(queue depth,
-//   128); the scheduler's limit_depth may set a shallow depth; a submitter
-//   that finds no tag sleeps and is woken in FIFO order; nothing is dropped;
+//   128), in a map of words as sbitmap makes it; the scheduler's
+//   limit_depth may set a shallow depth, which limits the tags taken in each
+//   word, as sbitmap_get_shallow() does; a submitter that finds no tag
+//   sleeps and is woken in FIFO order; nothing is dropped;
 // - insert_requests, then a run of the hardware queue: while the device has
 //   room and has_work() says so, dispatch_request();
 // - when dispatch_request() returns nothing although has_work() said yes,
@@ -57,9 +59,14 @@ namespace efqsim::blk {
 void ensure_modules();
 // Is a scheduler of that name (or alias) registered?
 bool scheduler_exists(const std::string &name);
+// The name and the alias (if any) of the scheduler registered as @name (or
+// with that alias); empty if there is none.
+std::vector<std::string> scheduler_names(const std::string &name);
 
 struct Config {
 	std::string scheduler = "noop";
+	// efq's schedulers only: a scheduler without the efq engine (Linux's
+	// mq-deadline) knows no groups and runs flat whatever this says.
 	bool hierarchical = true;
 	// "name=value" applied through the scheduler's sysfs attributes.
 	std::vector<std::pair<std::string, std::string>> tunables;
@@ -151,6 +158,12 @@ public:
 	int set_tunable(const std::string &name, const std::string &value);
 	// The queue's nr_requests (scheduler tags).
 	unsigned int nr_requests() const;
+	// Is the scheduler one of efq's, on its engine (with groups, disk time
+	// accounting and the `hierarchical` tunable)?  False for Linux's
+	// mq-deadline.  Known after init().
+	bool efq_engine() const { return efq_; }
+	// Do cgroups get their weights: an efq scheduler in hierarchical mode.
+	bool hierarchical() const { return efq_ && cfg_.hierarchical; }
 	// Each tunable with the value it starts with and the range its store
 	// accepts, found by asking the scheduler itself: the smallest and the
 	// largest value it keeps when given 0 and a huge number (it clamps).
@@ -161,7 +174,7 @@ public:
 	std::vector<TunableInfo> probe_tunables();
 	// The scheduler's debugfs attribute @name (sched/<name>), or "" with
 	// *err set.
-	std::string debugfs(const std::string &name, std::string *err);
+	std::string debugfs(const std::string &name, std::string *err) const;
 	// Invariants: every request dispatched at most once and completed once;
 	// an empty message if all hold.
 	std::string check_invariants() const;
@@ -216,6 +229,7 @@ private:
 	struct blk_mq_hw_ctx *hctxs_[1] = {};
 	bool sched_up_ = false;
 	bool queue_up_ = false;
+	bool efq_ = false; // efq_engine()
 
 	std::vector<std::unique_ptr<Rq>> rqs_; // index = tag
 	std::vector<unsigned int> free_tags_;  // sorted, lowest first

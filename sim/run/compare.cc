@@ -23,8 +23,9 @@ std::string norm_path(const std::string &cg)
 	return p;
 }
 
-// The tunables scheduler @name has, asked of the scheduler itself.
-Status tunables_of(const std::string &name, std::map<std::string, std::string> *out,
+// The tunables scheduler @name has, asked of the scheduler itself, and
+// whether it has groups (efq's engine: a hierarchical and a flat mode).
+Status tunables_of(const std::string &name, std::map<std::string, std::string> *out, bool *groups,
 		   std::string *err)
 {
 	std::unique_ptr<dev::Device> dev = dev::make_device("null", err);
@@ -36,6 +37,7 @@ Status tunables_of(const std::string &name, std::map<std::string, std::string> *
 	if (!m.init(err))
 		return Status::internal;
 	*out = m.tunables();
+	*groups = m.efq_engine();
 	return Status::ok;
 }
 
@@ -119,7 +121,12 @@ std::string fixed(double v, int decimals)
 
 const std::vector<std::string> &compare_schedulers()
 {
-	static const std::vector<std::string> names = {"cfq", "deadline-fq", "as", "noop"};
+	static const std::vector<std::string> names = [] {
+		std::vector<std::string> v = {"cfq", "deadline-fq", "as", "noop"};
+		if (blk::scheduler_exists("mq-deadline"))
+			v.emplace_back("mq-deadline");
+		return v;
+	}();
 	return names;
 }
 
@@ -133,8 +140,9 @@ Status compare(const Setup &base, const std::vector<std::string> &paths, Compari
 
 	// Which scheduler has which of the --set tunables.
 	std::map<std::string, std::map<std::string, std::string>> have;
+	std::map<std::string, bool> groups;
 	for (const std::string &s : compare_schedulers())
-		if (Status st = tunables_of(s, &have[s], err); st != Status::ok)
+		if (Status st = tunables_of(s, &have[s], &groups[s], err); st != Status::ok)
 			return st;
 	for (const auto &[name, value] : base.tunables) {
 		if (name == "hierarchical") {
@@ -155,7 +163,10 @@ Status compare(const Setup &base, const std::vector<std::string> &paths, Compari
 	}
 
 	for (const std::string &s : compare_schedulers()) {
+		// a scheduler without groups (mq-deadline) has one mode: flat
 		for (bool hier : {true, false}) {
+			if (hier && !groups[s])
+				continue;
 			Setup setup = base;
 			setup.scheduler = s;
 			setup.hierarchical = hier;
@@ -226,8 +237,11 @@ void print_comparison(const Comparison &c, std::ostream &out)
 		}
 	}
 	bool noted = false;
+	std::string last; // one note per scheduler, at its first run
 	for (const CompareRow &r : c.rows) {
-		if (r.skipped.empty() || !r.hierarchical)
+		bool first = r.scheduler != last;
+		last = r.scheduler;
+		if (r.skipped.empty() || !first)
 			continue;
 		if (!noted)
 			out << "\n";

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-// `efqsim compare`: the same job files under every scheduler (cfq,
-// deadline-fq, as, noop), flat and hierarchical, side by side, so a user can
-// choose a scheduler for a workload.  Documentation/sim/efqsim.rst.
+// `efqsim compare`: the same job files under every scheduler (efq's cfq,
+// deadline-fq, as, noop, each flat and hierarchical, and Linux's own
+// mq-deadline, which knows no groups: flat only), side by side, so a user
+// can choose a scheduler for a workload.  Documentation/sim/efqsim.rst.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,8 @@
 
 namespace efqsim::run {
 
-// The schedulers compare runs, in table order.
+// The schedulers compare runs, in table order: efq's four, then
+// mq-deadline if it was built (EFQ_LINUX_SCHEDULERS).
 const std::vector<std::string> &compare_schedulers();
 
 // One cgroup's figures in one run.  The share is the cgroup's part of the
@@ -49,10 +51,12 @@ struct Comparison {
 	std::vector<std::string> jobfiles;
 	std::string device;
 	uint64_t seed = 0;
-	std::vector<CompareRow> rows; // compare_schedulers() x {hier, flat}
+	// compare_schedulers() x {hier, flat}; flat only for mq-deadline
+	std::vector<CompareRow> rows;
 };
 
-// Runs @paths under every scheduler, hierarchical then flat.  @base gives
+// Runs @paths under every scheduler, hierarchical then flat (a scheduler
+// without groups, mq-deadline: flat only).  @base gives
 // the device, the seed, the --set tunables and the progress callback; its
 // scheduler and hierarchical are ignored.  A tunable is applied only to the
 // schedulers that have it (the row notes the others); one that no scheduler

@@ -634,7 +634,7 @@ Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, s
 {
 	blk::ensure_modules();
 	if (!blk::scheduler_exists(setup.scheduler)) {
-		*err = "unknown scheduler '" + setup.scheduler + "' (cfq, deadline-fq, as, noop)";
+		*err = "unknown scheduler '" + setup.scheduler + "' (" + scheduler_list() + ")";
 		return Status::bad_input;
 	}
 	// One weight per group.
@@ -670,7 +670,7 @@ Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, s
 	r.seed = setup.seed;
 	r.device = device_name;
 	r.scheduler = setup.scheduler;
-	r.hierarchical = setup.hierarchical;
+	r.hierarchical = model.hierarchical();
 	r.nr_requests = model.nr_requests();
 	r.tunables = model.tunables();
 	return Status::ok;

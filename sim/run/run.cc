@@ -19,7 +19,7 @@ Status check_scheduler(const std::string &name, std::string *err)
 	blk::ensure_modules();
 	if (blk::scheduler_exists(name))
 		return Status::ok;
-	*err = "unknown scheduler '" + name + "' (cfq, deadline-fq, as, noop)";
+	*err = "unknown scheduler '" + name + "' (" + scheduler_list() + ")";
 	return Status::bad_input;
 }
 
@@ -27,9 +27,17 @@ Status check_scheduler(const std::string &name, std::string *err)
 
 std::vector<std::string> scheduler_names(const std::string &scheduler)
 {
-	if (scheduler == "as" || scheduler == "anticipatory")
-		return {"as", "anticipatory"};
-	return {scheduler};
+	std::vector<std::string> names = blk::scheduler_names(scheduler);
+	return names.empty() ? std::vector<std::string>{scheduler} : names;
+}
+
+std::string scheduler_list()
+{
+	std::string out;
+	for (const char *s : {"cfq", "deadline-fq", "as", "noop", "mq-deadline"})
+		if (blk::scheduler_exists(s))
+			out += (out.empty() ? "" : ", ") + std::string(s);
+	return out;
 }
 
 Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
@@ -129,7 +137,7 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 	r.seed = setup.seed;
 	r.device = device_name;
 	r.scheduler = setup.scheduler;
-	r.hierarchical = setup.hierarchical;
+	r.hierarchical = model.hierarchical();
 	r.nr_requests = model.nr_requests();
 	r.tunables = model.tunables();
 	r.duration_ns = end - start;

@@ -29,6 +29,8 @@ constexpr const char *kVersion = "0.1";
 struct Setup {
 	std::string device = "hdd"; // make_device(): hdd, ssd, null or a parameter file
 	std::string scheduler = "noop";
+	// efq's schedulers: cgroups get their weights (else flat).  Linux's
+	// mq-deadline knows no groups: its runs are flat whatever this says.
 	bool hierarchical = true;
 	// "name=value", applied through the scheduler's sysfs attributes.
 	std::vector<std::pair<std::string, std::string>> tunables;
@@ -53,8 +55,13 @@ enum class Status {
 	internal,  // an invariant of the simulation broke: *err says which
 };
 
-// The names ioscheduler= accepts for @scheduler: itself and its aliases.
+// The names ioscheduler= accepts for @scheduler: its name and its alias,
+// as the scheduler registered them ("as" and "anticipatory", "mq-deadline"
+// and "deadline"); just @scheduler if no such scheduler is registered.
 std::vector<std::string> scheduler_names(const std::string &scheduler);
+// The schedulers efqsim has, for messages: "cfq, deadline-fq, as, noop,
+// mq-deadline" (mq-deadline when it was built, EFQ_LINUX_SCHEDULERS).
+std::string scheduler_list();
 
 // Parses @paths as fio job files for @setup's device and runs them.
 Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,

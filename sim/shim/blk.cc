@@ -142,15 +142,47 @@ ssize_t sim_elv_attr_store(struct elevator_queue *eq, const char *name, const ch
 	return ret;
 }
 
+// A read of a debugfs file whose attribute has seq_ops: the iterator is
+// walked from the first record to the last, as one read() of the whole
+// file walks it, with m->private the queue (blk-mq's debugfs open sets it
+// so).  A show that returns a positive number (SEQ_SKIP) prints nothing.
+static int read_seq(struct request_queue *q, const struct seq_operations *ops, seq_file *sf)
+{
+	loff_t pos = 0;
+	int ret = 0;
+
+	sf->private_ = q;
+	void *v = ops->start(sf, &pos);
+	while (v && !IS_ERR(v)) {
+		size_t before = sf->count;
+		ret = ops->show(sf, v);
+		if (ret < 0)
+			break;
+		if (ret > 0) {
+			sf->count = before;
+			if (sf->buf)
+				sf->buf[before] = '\0';
+			ret = 0;
+		}
+		v = ops->next(sf, v, &pos);
+	}
+	ops->stop(sf, v);
+	if (!ret && IS_ERR(v))
+		ret = static_cast<int>(PTR_ERR(v));
+	return ret;
+}
+
 char *sim_elv_debugfs_read(struct request_queue *q, const char *name, int *err)
 {
+	// a read() of a debugfs file: task context, no spinlock held
+	might_sleep();
 	const blk_mq_debugfs_attr *a =
 		q->elevator ? q->elevator->type->queue_debugfs_attrs : nullptr;
 	for (; a && a->name; a++) {
-		if (std::strcmp(a->name, name) || !a->show)
+		if (std::strcmp(a->name, name) || (!a->show && !a->seq_ops))
 			continue;
 		seq_file sf{};
-		int ret = a->show(q, &sf);
+		int ret = a->seq_ops ? read_seq(q, a->seq_ops, &sf) : a->show(q, &sf);
 		if (ret) {
 			std::free(sf.buf);
 			*err = ret;
@@ -407,6 +439,154 @@ void seq_puts(struct seq_file *m, const char *s)
 void seq_putc(struct seq_file *m, char c)
 {
 	seq_write(m, &c, 1);
+}
+
+struct list_head *seq_list_start(struct list_head *head, loff_t pos)
+{
+	struct list_head *lh;
+
+	list_for_each(lh, head) {
+		if (!pos)
+			return lh;
+		pos--;
+	}
+	return nullptr;
+}
+
+struct list_head *seq_list_next(void *v, struct list_head *head, loff_t *ppos)
+{
+	struct list_head *lh = static_cast<struct list_head *>(v)->next;
+
+	++*ppos;
+	return lh == head ? nullptr : lh;
+}
+
+/* ---- blk-mq debugfs: one request per line ---- */
+
+static const char *op_name(enum req_op op)
+{
+	switch (op) {
+	case REQ_OP_READ:
+		return "READ";
+	case REQ_OP_WRITE:
+		return "WRITE";
+	case REQ_OP_FLUSH:
+		return "FLUSH";
+	case REQ_OP_DISCARD:
+		return "DISCARD";
+	case REQ_OP_SECURE_ERASE:
+		return "SECURE_ERASE";
+	case REQ_OP_ZONE_APPEND:
+		return "ZONE_APPEND";
+	case REQ_OP_WRITE_ZEROES:
+		return "WRITE_ZEROES";
+	case REQ_OP_DRV_IN:
+		return "DRV_IN";
+	case REQ_OP_DRV_OUT:
+		return "DRV_OUT";
+	default:
+		return nullptr;
+	}
+}
+
+struct flag_name {
+	u32 flag;
+	const char *name;
+};
+
+// The set bits of @flags by name, "|"-separated; a bit without a name by
+// its number.
+static void show_flags(struct seq_file *m, u32 flags, const flag_name *names, size_t n)
+{
+	bool first = true;
+
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		u32 f = 1u << bit;
+		if (!(flags & f))
+			continue;
+		if (!first)
+			seq_putc(m, '|');
+		first = false;
+		const char *name = nullptr;
+		for (size_t i = 0; i < n && !name; i++)
+			if (names[i].flag == f)
+				name = names[i].name;
+		if (name)
+			seq_puts(m, name);
+		else
+			seq_printf(m, "%u", bit);
+	}
+}
+
+int __blk_mq_debugfs_rq_show(struct seq_file *m, struct request *rq)
+{
+	static const flag_name cmd_flags[] = {
+		{(__force u32)REQ_FAILFAST_DEV, "FAILFAST_DEV"},
+		{(__force u32)REQ_FAILFAST_TRANSPORT, "FAILFAST_TRANSPORT"},
+		{(__force u32)REQ_FAILFAST_DRIVER, "FAILFAST_DRIVER"},
+		{(__force u32)REQ_SYNC, "SYNC"},
+		{(__force u32)REQ_META, "META"},
+		{(__force u32)REQ_PRIO, "PRIO"},
+		{(__force u32)REQ_NOMERGE, "NOMERGE"},
+		{(__force u32)REQ_IDLE, "IDLE"},
+		{(__force u32)REQ_INTEGRITY, "INTEGRITY"},
+		{(__force u32)REQ_FUA, "FUA"},
+		{(__force u32)REQ_PREFLUSH, "PREFLUSH"},
+		{(__force u32)REQ_RAHEAD, "RAHEAD"},
+		{(__force u32)REQ_BACKGROUND, "BACKGROUND"},
+		{(__force u32)REQ_NOWAIT, "NOWAIT"},
+		{(__force u32)REQ_CGROUP_PUNT, "CGROUP_PUNT"},
+		{(__force u32)REQ_POLLED, "POLLED"},
+		{(__force u32)REQ_ALLOC_CACHE, "ALLOC_CACHE"},
+		{(__force u32)REQ_SWAP, "SWAP"},
+		{(__force u32)REQ_DRV, "DRV"},
+		{(__force u32)REQ_NOUNMAP, "NOUNMAP"},
+	};
+	static const flag_name rq_flags[] = {
+		{(__force u32)RQF_STARTED, "STARTED"},
+		{(__force u32)RQF_SOFTBARRIER, "SOFTBARRIER"},
+		{(__force u32)RQF_FLUSH_SEQ, "FLUSH_SEQ"},
+		{(__force u32)RQF_MIXED_MERGE, "MIXED_MERGE"},
+		{(__force u32)RQF_MQ_INFLIGHT, "MQ_INFLIGHT"},
+		{(__force u32)RQF_DONTPREP, "DONTPREP"},
+		{(__force u32)RQF_FAILED, "FAILED"},
+		{(__force u32)RQF_QUIET, "QUIET"},
+		{(__force u32)RQF_ELVPRIV, "ELVPRIV"},
+		{(__force u32)RQF_IO_STAT, "IO_STAT"},
+		{(__force u32)RQF_PM, "PM"},
+		{(__force u32)RQF_HASHED, "HASHED"},
+		{(__force u32)RQF_STATS, "STATS"},
+		{(__force u32)RQF_SPECIAL_PAYLOAD, "SPECIAL_PAYLOAD"},
+		{(__force u32)RQF_ZONE_WRITE_LOCKED, "ZONE_WRITE_LOCKED"},
+		{(__force u32)RQF_TIMED_OUT, "TIMED_OUT"},
+		{(__force u32)RQF_ELV, "ELV"},
+		{(__force u32)RQF_RESV, "RESV"},
+	};
+	static const char *const states[] = {"idle", "in_flight", "complete"};
+	const enum req_op op = req_op(rq);
+
+	seq_printf(m, "%p {.op=", static_cast<void *>(rq));
+	if (const char *name = op_name(op))
+		seq_puts(m, name);
+	else
+		seq_printf(m, "%u", (unsigned int)op);
+	seq_puts(m, ", .cmd_flags=");
+	show_flags(m, (__force u32)(rq->cmd_flags & ~REQ_OP_MASK), cmd_flags,
+		   sizeof(cmd_flags) / sizeof(cmd_flags[0]));
+	seq_puts(m, ", .rq_flags=");
+	show_flags(m, (__force u32)rq->rq_flags, rq_flags, sizeof(rq_flags) / sizeof(rq_flags[0]));
+	seq_printf(m, ", .state=%s", (unsigned int)rq->state < 3 ? states[rq->state] : "(invalid)");
+	seq_printf(m, ", .tag=%d, .internal_tag=%d", rq->tag, rq->internal_tag);
+	// the simulated driver's show_rq
+	seq_printf(m, ", .sector=%llu, .sectors=%u", (unsigned long long)blk_rq_pos(rq),
+		   blk_rq_sectors(rq));
+	seq_puts(m, "}\n");
+	return 0;
+}
+
+int blk_mq_debugfs_rq_show(struct seq_file *m, void *v)
+{
+	return __blk_mq_debugfs_rq_show(m, list_entry_rq(static_cast<struct list_head *>(v)));
 }
 
 } // extern "C"

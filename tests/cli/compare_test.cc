@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// `efqsim compare`: every scheduler flat and hierarchical in one table (and
-// as JSON), with sane figures for the two-groups example, and its bad input.
+// `efqsim compare`: every efq scheduler flat and hierarchical, and Linux's
+// mq-deadline flat, in one table (and as JSON), with sane figures for the
+// two-groups example, and its bad input.
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -38,20 +39,29 @@ std::string two_groups(int seconds)
 
 const char *kSchedulers[] = {"cfq", "deadline-fq", "as", "noop"};
 
+// Was efqsim built with Linux's mq-deadline (EFQ_LINUX_SCHEDULERS)?
+bool have_mq_deadline()
+{
+	return efqsim("--scheduler mq-deadline --list-tunables").status == 0;
+}
+
 // examples/two-groups.fio as it is (weights 1000 and 500, 30 s): 2:1 when
-// hierarchical, about 1:1 flat, whatever the scheduler.
-TEST(Compare, JsonHasEightRunsWithWeightedSharesWhenHierarchical)
+// hierarchical, about 1:1 flat, whatever the scheduler.  efq's four
+// schedulers run hierarchical then flat; mq-deadline, which knows no
+// cgroups, runs once, flat, last.
+TEST(Compare, JsonHasARunPerSchedulerAndModeWithWeightedSharesWhenHierarchical)
 {
 	Result r = efqsim("compare --output-format json " + std::string(EFQ_SOURCE_DIR) +
 			  "/examples/two-groups.fio");
 	ASSERT_EQ(r.status, 0) << r.out;
 	auto j = nlohmann::json::parse(r.out);
 	EXPECT_EQ(j["device"], "hdd");
-	ASSERT_EQ(j["runs"].size(), 8u);
-	for (size_t i = 0; i < 8; i++) {
+	const size_t runs = have_mq_deadline() ? 9 : 8;
+	ASSERT_EQ(j["runs"].size(), runs);
+	for (size_t i = 0; i < runs; i++) {
 		const auto &run = j["runs"][i];
-		EXPECT_EQ(run["scheduler"], kSchedulers[i / 2]);
-		EXPECT_EQ(run["hierarchical"], i % 2 == 0);
+		EXPECT_EQ(run["scheduler"], i < 8 ? kSchedulers[i / 2] : "mq-deadline");
+		EXPECT_EQ(run["hierarchical"], i < 8 && i % 2 == 0);
 		ASSERT_EQ(run["groups"].size(), 2u);
 		const auto &a = run["groups"][0], &b = run["groups"][1];
 		EXPECT_EQ(a["path"], "/efq-demo/a");
@@ -104,8 +114,11 @@ TEST(Compare, TableHasOneLinePerRunAndGroupAndNotesSkippedTunables)
 		if (w.size() == 9) {
 			firsts++;
 			EXPECT_TRUE(w[0] == "cfq" || w[0] == "deadline-fq" || w[0] == "as" ||
-				    w[0] == "noop")
+				    w[0] == "noop" || w[0] == "mq-deadline")
 				<< l;
+			if (w[0] == "mq-deadline") {
+				EXPECT_EQ(w[1], "flat") << l;
+			}
 			EXPECT_TRUE(w[1] == "hier" || w[1] == "flat") << l;
 			EXPECT_GT(std::stod(w[8]), 0.0) << l;
 		}
@@ -113,13 +126,40 @@ TEST(Compare, TableHasOneLinePerRunAndGroupAndNotesSkippedTunables)
 		for (size_t i = g + 2; i < g + 6; i++)
 			EXPECT_GE(std::stod(w[i]), 0.0) << l;
 	}
-	EXPECT_EQ(rows, 16) << r.out;
-	EXPECT_EQ(firsts, 8) << r.out;
+	const bool mqd = have_mq_deadline();
+	EXPECT_EQ(rows, mqd ? 18 : 16) << r.out;
+	EXPECT_EQ(firsts, mqd ? 9 : 8) << r.out;
 	EXPECT_NE(r.out.find("note: deadline-fq has no slice_idle; run without it"),
 		  std::string::npos)
 		<< r.out;
 	EXPECT_NE(r.out.find("note: noop has no slice_idle"), std::string::npos) << r.out;
 	EXPECT_EQ(r.out.find("note: cfq"), std::string::npos) << r.out;
+	if (mqd) {
+		EXPECT_NE(r.out.find("note: mq-deadline has no slice_idle"), std::string::npos)
+			<< r.out;
+	}
+}
+
+// A tunable of mq-deadline's own (async_depth) is applied to it alone; one
+// it shares with deadline-fq (fifo_batch) to both.
+TEST(Compare, MqDeadlineTakesItsOwnTunables)
+{
+	if (!have_mq_deadline())
+		GTEST_SKIP() << "efqsim was built without mq-deadline";
+	Result r = efqsim("compare --output-format json --set async_depth=8 --set fifo_batch=4 " +
+			  two_groups(1));
+	ASSERT_EQ(r.status, 0) << r.out;
+	auto j = nlohmann::json::parse(r.out);
+	ASSERT_EQ(j["runs"].size(), 9u);
+	const auto &mqd = j["runs"][8];
+	EXPECT_EQ(mqd["scheduler"], "mq-deadline");
+	EXPECT_EQ(mqd["tunables"]["async_depth"], "8");
+	EXPECT_EQ(mqd["tunables"]["fifo_batch"], "4");
+	EXPECT_EQ(mqd["skipped_tunables"].size(), 0u);
+	const auto &dfq = j["runs"][2];
+	EXPECT_EQ(dfq["scheduler"], "deadline-fq");
+	EXPECT_EQ(dfq["tunables"]["fifo_batch"], "4");
+	EXPECT_EQ(dfq["skipped_tunables"], nlohmann::json::array({"async_depth"}));
 }
 
 struct BadInput {

@@ -224,4 +224,61 @@ TEST(Efqsim, HelpAndVersionSucceed)
 	EXPECT_EQ(v.out.rfind("efqsim ", 0), 0u);
 }
 
+// Linux 6.1's own mq-deadline (when built: EFQ_LINUX_SCHEDULERS) runs a
+// job file like any scheduler: flat (it knows no cgroups, so --hier on is
+// refused), with its own tunables, under its name or its alias "deadline",
+// which a job file's ioscheduler= may name too.
+TEST(Efqsim, RunsLinuxMqDeadlineFlat)
+{
+	Result l = efqsim("--list-tunables --scheduler mq-deadline");
+	if (l.status != 0)
+		GTEST_SKIP() << "efqsim was built without mq-deadline: " << l.out;
+	for (const char *row :
+	     {"read_expire                 500  ms", "write_expire               5000  ms",
+	      "writes_starved                2  batches",
+	      "front_merges                  1  bool      0..1",
+	      "async_depth                  62  requests  1..2147483647",
+	      "fifo_batch                   16  requests  0..2147483647",
+	      "prio_aging_expire         10000  ms"})
+		EXPECT_NE(l.out.find(row), std::string::npos) << row << "\n" << l.out;
+
+	std::string job = ::testing::TempDir() + "mq-deadline.fio";
+	std::ofstream(job) << "[global]\nioscheduler=deadline\ndirect=1\nbs=16k\n"
+			      "runtime=2\ntime_based=1\nsize=256m\n\n"
+			      "[r]\nrw=randread\ncgroup=a\ncgroup_weight=1000\n"
+			      "ioengine=libaio\niodepth=8\n\n"
+			      "[w]\nrw=write\ncgroup=b\ncgroup_weight=100\n"
+			      "ioengine=libaio\niodepth=8\noffset=1g\n";
+	for (const char *name : {"mq-deadline", "deadline"}) {
+		Result r =
+			efqsim(std::string("--output-format json --set fifo_batch=8 --scheduler ") +
+			       name + " " + job);
+		ASSERT_EQ(r.status, 0) << r.out;
+		auto j = nlohmann::json::parse(r.out);
+		EXPECT_EQ(j["efq"]["scheduler"], name);
+		EXPECT_EQ(j["efq"]["hierarchical"], false);
+		EXPECT_EQ(j["efq"]["tunables"]["fifo_batch"], "8");
+		ASSERT_EQ(j["jobs"].size(), 2u);
+		EXPECT_GT(j["jobs"][0]["read"]["io_bytes"].get<double>(), 0);
+		EXPECT_GT(j["jobs"][1]["write"]["io_bytes"].get<double>(), 0);
+	}
+	Result h = efqsim("--scheduler mq-deadline --hier on " + job);
+	EXPECT_EQ(h.status, 1);
+	EXPECT_NE(h.out.find("--hier on: mq-deadline knows no cgroups"), std::string::npos)
+		<< h.out;
+	Result off = efqsim("--scheduler mq-deadline --hier off " + job);
+	EXPECT_EQ(off.status, 0) << off.out;
+	Result other = efqsim("--scheduler noop " + job);
+	EXPECT_EQ(other.status, 1);
+	EXPECT_NE(other.out.find("ioscheduler='deadline': the simulated device runs 'noop'"),
+		  std::string::npos)
+		<< other.out;
+	Result unknown = efqsim("--scheduler bfq " + job);
+	EXPECT_EQ(unknown.status, 1);
+	EXPECT_NE(unknown.out.find("unknown scheduler 'bfq' (cfq, deadline-fq, as, noop, "
+				   "mq-deadline)"),
+		  std::string::npos)
+		<< unknown.out;
+}
+
 } // namespace

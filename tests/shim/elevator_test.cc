@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-// The elevator registry, elevator_alloc(), sysfs attributes, io_cqs, the
-// sector rbtree helpers and the blk-mq calls schedulers make.
+// The elevator registry, elevator_alloc(), sysfs attributes, debugfs files
+// (shown and listed), io_cqs, the sector rbtree helpers, the blk-mq calls
+// schedulers make, the tag map's shape and the zone write lock helpers.
 
 #include <sim/gtest_guard.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,6 +22,7 @@ extern "C" {
 #include <linux/module.h>
 #include "elevator.h"
 #include "blk.h"
+#include "blk-mq-debugfs.h"
 #include "blk-mq-sched.h"
 #include <sim/blk.h>
 #include <sim/blkcg.h>
@@ -68,6 +73,53 @@ struct elv_fs_entry g_attrs[] = {
 	__ATTR_NULL,
 };
 
+// A debugfs list file, as mq-deadline's fifo lists are: requests on a
+// list walked under a lock that start takes and stop drops, each printed
+// by blk_mq_debugfs_rq_show().
+struct list_head g_list;
+spinlock_t g_list_lock;
+struct request_queue *g_debugfs_q;
+int g_skip_sector = -1; // a request at this sector is skipped (SEQ_SKIP)
+
+void *l_start(struct seq_file *m, loff_t *pos)
+{
+	EXPECT_EQ(m->private_, g_debugfs_q) << "m->private is the queue";
+	spin_lock(&g_list_lock);
+	return seq_list_start(&g_list, *pos);
+}
+
+void *l_next(struct seq_file *, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &g_list, pos);
+}
+
+void l_stop(struct seq_file *, void *)
+{
+	spin_unlock(&g_list_lock);
+}
+
+int l_show(struct seq_file *m, void *v)
+{
+	EXPECT_TRUE(lockdep_is_held(&g_list_lock));
+	if ((int)blk_rq_pos(list_entry_rq(static_cast<struct list_head *>(v))) == g_skip_sector)
+		return 1;
+	return blk_mq_debugfs_rq_show(m, v);
+}
+
+const struct seq_operations g_list_ops = {l_start, l_stop, l_next, l_show};
+
+int d_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%s\n", data == g_debugfs_q ? "q" : "?");
+	return 0;
+}
+
+const struct blk_mq_debugfs_attr g_debugfs[] = {
+	{"list", 0400, nullptr, nullptr, &g_list_ops},
+	{"shown", 0400, d_show, nullptr, nullptr},
+	{},
+};
+
 struct elevator_type g_elv {};
 
 // C++ has no partial designated initialisers without warnings: fill it in.
@@ -81,6 +133,7 @@ void setup_elv()
 	g_elv.elevator_name = "test-elv";
 	g_elv.elevator_alias = "test-alias";
 	g_elv.elevator_owner = THIS_MODULE;
+	g_elv.queue_debugfs_attrs = g_debugfs;
 }
 
 class ElevatorTest : public SimTest {
@@ -252,6 +305,121 @@ TEST_F(ElevatorTest, RequestHelpers)
 	EXPECT_FALSE(bdev_is_partition(bdev));
 	blkdev_put(bdev, FMODE_READ);
 	EXPECT_TRUE(IS_ERR(blkdev_get_by_dev(MKDEV(8, 1), FMODE_READ, nullptr)));
+}
+
+// A list file is read as one read() of it walks it: start, show and next
+// per record, stop; a show that returns SEQ_SKIP (1) prints nothing.  Each
+// request is one line in 6.1's format, plus the sim driver's sector.
+TEST_F(ElevatorTest, DebugfsListFiles)
+{
+	struct request rqs[3] = {};
+	INIT_LIST_HEAD(&g_list);
+	spin_lock_init(&g_list_lock);
+	g_debugfs_q = &q;
+	const sector_t pos[3] = {2048, 8, 64};
+	for (int i = 0; i < 3; i++) {
+		rqs[i].q = &q;
+		rqs[i].__sector = pos[i];
+		rqs[i].__data_len = 4096;
+		rqs[i].tag = -1;
+		rqs[i].internal_tag = i;
+		list_add_tail(&rqs[i].queuelist, &g_list);
+	}
+	rqs[0].cmd_flags = REQ_OP_WRITE | REQ_SYNC | REQ_FUA;
+	rqs[0].rq_flags = RQF_STARTED | RQF_ELV;
+	rqs[0].state = MQ_RQ_IN_FLIGHT;
+	rqs[0].tag = 3;
+	rqs[0].__data_len = 8192;
+
+	int err = 1;
+	char *s = sim_elv_debugfs_read(&q, "list", &err);
+	ASSERT_NE(s, nullptr);
+	EXPECT_EQ(err, 0);
+	std::string text = s;
+	std::free(s);
+	std::vector<std::string> lines;
+	for (size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+		lines.push_back(text.substr(text.find(' ', at) + 1, nl - text.find(' ', at) - 1));
+	EXPECT_EQ(lines,
+		  (std::vector<std::string>{
+			  "{.op=WRITE, .cmd_flags=SYNC|FUA, .rq_flags=STARTED|ELV, "
+			  ".state=in_flight, .tag=3, .internal_tag=0, .sector=2048, .sectors=16}",
+			  "{.op=READ, .cmd_flags=, .rq_flags=, .state=idle, .tag=-1, "
+			  ".internal_tag=1, .sector=8, .sectors=8}",
+			  "{.op=READ, .cmd_flags=, .rq_flags=, .state=idle, .tag=-1, "
+			  ".internal_tag=2, .sector=64, .sectors=8}"}))
+		<< text;
+	EXPECT_EQ(text.rfind("0x", 0), 0u) << "each line starts with the request's address";
+
+	g_skip_sector = 8;
+	s = sim_elv_debugfs_read(&q, "list", &err);
+	ASSERT_NE(s, nullptr);
+	EXPECT_EQ(std::count(s, s + std::strlen(s), '\n'), 2);
+	EXPECT_EQ(std::strstr(s, ".sector=8,"), nullptr);
+	std::free(s);
+	g_skip_sector = -1;
+
+	INIT_LIST_HEAD(&g_list);
+	s = sim_elv_debugfs_read(&q, "list", &err);
+	ASSERT_NE(s, nullptr);
+	EXPECT_STREQ(s, "") << "an empty list reads as nothing";
+	std::free(s);
+
+	s = sim_elv_debugfs_read(&q, "shown", &err);
+	ASSERT_NE(s, nullptr);
+	EXPECT_STREQ(s, "q\n");
+	std::free(s);
+	EXPECT_EQ(sim_elv_debugfs_read(&q, "nope", &err), nullptr);
+	EXPECT_EQ(err, -ENOENT);
+
+	struct list_head head, a, b;
+	INIT_LIST_HEAD(&head);
+	list_add_tail(&a, &head);
+	list_add_tail(&b, &head);
+	loff_t p = 0;
+	EXPECT_EQ(seq_list_start(&head, 0), &a);
+	EXPECT_EQ(seq_list_start(&head, 1), &b);
+	EXPECT_EQ(seq_list_start(&head, 2), nullptr);
+	EXPECT_EQ(seq_list_next(&a, &head, &p), &b);
+	EXPECT_EQ(seq_list_next(&b, &head, &p), nullptr);
+	EXPECT_EQ(p, 2);
+}
+
+// blk-mq's tag maps: words of 64 tags, halved while the map would have
+// fewer than 4 words (a map of fewer than 4 tags keeps 64).
+TEST(TagMap, WordSizeAsSbitmapChoosesIt)
+{
+	const std::pair<unsigned int, int> cases[] = {
+		{1, 6},	  {2, 6},   {4, 0},   {8, 1},	{62, 3},   {64, 4},
+		{127, 4}, {128, 5}, {255, 5}, {256, 6}, {2048, 6},
+	};
+	for (auto [depth, shift] : cases)
+		EXPECT_EQ(sbitmap_calculate_shift(depth), shift) << depth;
+}
+
+// No simulated disk is zoned: no request needs a zone write lock, every
+// request may be dispatched, and unlocking only clears the flag.  A zoned
+// queue is reported (the sim has no zone locks to honour).
+TEST_F(ElevatorTest, NoZoneWriteLocks)
+{
+	struct request rq = {};
+	rq.q = &q;
+	rq.cmd_flags = REQ_OP_WRITE;
+	EXPECT_FALSE(blk_queue_is_zoned(&q));
+	EXPECT_FALSE(blk_req_needs_zone_write_lock(&rq));
+	EXPECT_TRUE(blk_req_can_dispatch_to_zone(&rq));
+	blk_req_zone_write_lock(&rq);
+	EXPECT_FALSE(rq.rq_flags & RQF_ZONE_WRITE_LOCKED);
+	rq.rq_flags = RQF_ZONE_WRITE_LOCKED | RQF_ELV;
+	blk_req_zone_write_unlock(&rq);
+	EXPECT_EQ(rq.rq_flags, RQF_ELV);
+	EXPECT_EQ(req_get_ioprio(&rq), 0);
+
+	q.limits.zoned = BLK_ZONED_HM;
+	EXPECT_TRUE(blk_queue_is_zoned(&q));
+	EXPECT_FALSE(blk_req_needs_zone_write_lock(&rq));
+	ExpectWarnings(1);
+	q.limits.zoned = BLK_ZONED_NONE;
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #define _SIM_LINUX_BLK_MQ_H
 
 #include <linux/blkdev.h>
+#include <linux/bug.h>
 #include <linux/rbtree_types.h>
 #include <linux/sbitmap.h>
 
@@ -164,6 +165,11 @@ static inline unsigned short blk_rq_nr_discard_segments(struct request *rq)
 	return rq->nr_phys_segments > 1 ? rq->nr_phys_segments : 1;
 }
 
+static inline unsigned short req_get_ioprio(struct request *req)
+{
+	return req->ioprio;
+}
+
 static inline bool rq_is_sync(struct request *rq)
 {
 	return op_is_sync(rq->cmd_flags);
@@ -198,6 +204,45 @@ static inline bool blk_mq_is_reserved_rq(struct request *rq)
 {
 	return rq->rq_flags & RQF_RESV;
 }
+
+/*
+ * Zone write locking (6.1 with CONFIG_BLK_DEV_ZONED, as Debian builds it).
+ * Only a disk with zone write locks (a zoned one) ever needs one; the sim
+ * models no zoned disk, so no request needs a lock, no zone is ever
+ * locked, and unlocking only clears a flag nobody set -- what 6.1 does on
+ * every disk that is not zoned.  A zoned queue is reported: the sim
+ * cannot honour its locks.
+ */
+static inline bool blk_req_needs_zone_write_lock(struct request *rq)
+{
+	if (blk_rq_is_passthrough(rq))
+		return false;
+	WARN(blk_queue_is_zoned(rq->q), "efqsim models no zoned device: no zone write locks");
+	return false;
+}
+
+static inline void blk_req_zone_write_lock(struct request *rq)
+{
+	if (blk_req_needs_zone_write_lock(rq))
+		BUG(); /* unreachable: no disk has zone write locks */
+}
+
+static inline void blk_req_zone_write_unlock(struct request *rq)
+{
+	rq->rq_flags &= ~RQF_ZONE_WRITE_LOCKED;
+}
+
+static inline bool blk_req_zone_is_write_locked(struct request *rq __always_unused)
+{
+	return false;
+}
+
+static inline bool blk_req_can_dispatch_to_zone(struct request *rq)
+{
+	return !blk_req_needs_zone_write_lock(rq) || !blk_req_zone_is_write_locked(rq);
+}
+
+#define list_entry_rq(ptr) list_entry((ptr), struct request, queuelist)
 
 #define __rq_for_each_bio(_bio, rq) \
 	if ((rq->bio))              \

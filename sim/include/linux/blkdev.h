@@ -38,7 +38,18 @@ struct request;
 #define BLKDEV_MAX_RQ 128
 #define DISK_NAME_LEN 32
 
+/*
+ * Zoned block devices: the sim models none (every queue is
+ * BLK_ZONED_NONE), so no request ever needs a zone write lock.
+ */
+enum blk_zoned_model {
+	BLK_ZONED_NONE = 0,
+	BLK_ZONED_HA,
+	BLK_ZONED_HM,
+};
+
 struct queue_limits {
+	enum blk_zoned_model zoned;
 	unsigned int max_hw_sectors;
 	unsigned int max_sectors;
 	unsigned int logical_block_size;
@@ -159,6 +170,18 @@ static inline struct request_queue *bdev_get_queue(struct block_device *bdev)
 static inline unsigned int queue_max_hw_sectors(const struct request_queue *q)
 {
 	return q->limits.max_hw_sectors;
+}
+
+static inline enum blk_zoned_model blk_queue_zoned_model(struct request_queue *q)
+{
+	return q->limits.zoned;
+}
+
+/* Host-aware and host-managed devices are zoned; the sim has neither. */
+static inline bool blk_queue_is_zoned(struct request_queue *q)
+{
+	return blk_queue_zoned_model(q) == BLK_ZONED_HA ||
+	       blk_queue_zoned_model(q) == BLK_ZONED_HM;
 }
 
 #define ELEVATOR_F_ZBD_SEQ_WRITE (1U << 0)

@@ -29,8 +29,9 @@ ssize_t sim_elv_attr_show(struct elevator_queue *eq, const char *name, char *pag
 ssize_t sim_elv_attr_store(struct elevator_queue *eq, const char *name, const char *buf);
 /*
  * Reads the scheduler's debugfs attribute @name (queue_debugfs_attrs) of
- * @q: a malloc()ed string (free() it), or NULL with *err = -ENOENT or the
- * show function's error.
+ * @q, whether a show function or a list file (seq_ops: every record, as one
+ * read of the whole file gets them): a malloc()ed string (free() it), or
+ * NULL with *err = -ENOENT or the show function's error.
  */
 char *sim_elv_debugfs_read(struct request_queue *q, const char *name, int *err);
 
