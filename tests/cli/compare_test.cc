@@ -2,6 +2,7 @@
 // `efqsim compare`: every efq scheduler flat and hierarchical, and Linux's
 // mq-deadline flat, in one table (and as JSON), with sane figures for the
 // two-groups example, and its bad input.
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -31,8 +32,8 @@ std::string two_groups(int seconds)
 	size_t at = s.find("runtime=30");
 	if (at != std::string::npos)
 		s.replace(at, 10, "runtime=" + std::to_string(seconds));
-	std::string path =
-		::testing::TempDir() + "compare-two-groups-" + std::to_string(seconds) + ".fio";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) +
+			   "-compare-two-groups-" + std::to_string(seconds) + ".fio";
 	std::ofstream(path) << s;
 	return path;
 }
@@ -197,7 +198,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Compare, JobFileErrorsNameFileAndLine)
 {
-	std::string path = ::testing::TempDir() + "compare-bad.fio";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-compare-bad.fio";
 	std::ofstream(path) << "[global]\nrw=read\n\n[job]\nbs=4q\n";
 	Result r = efqsim("compare " + path);
 	EXPECT_EQ(r.status, 1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The efqsim program end to end: the example's shares, flat vs
 // hierarchical, determinism, and every kind of bad input.
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -104,7 +105,7 @@ TEST(Efqsim, NrRequestsIsAppliedAndReported)
 	// blk-mq's default of 4 scheduler tags (2 x the depth) the requests
 	// wait for a tag, where the weights cannot act; with 64 (what
 	// tests/vm/40-fairness.sh sets) they wait in the scheduler.
-	std::string path = ::testing::TempDir() + "deep.fio";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-deep.fio";
 	std::ofstream(path) << "[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\n"
 			       "iodepth=32\nruntime=1\ntime_based\nsize=512m\n"
 			       "[a]\ncgroup=a\ncgroup_weight=1000\n"
@@ -134,7 +135,7 @@ TEST(Efqsim, NrRequestsIsAppliedAndReported)
 
 TEST(Efqsim, OutputFileReceivesTheReport)
 {
-	std::string path = ::testing::TempDir() + "efqsim_out.json";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-efqsim_out.json";
 	Result r =
 		efqsim("--output-format json --output " + path + " " + example("two-groups.fio"));
 	ASSERT_EQ(r.status, 0) << r.out;
@@ -183,7 +184,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Efqsim, JobFileErrorsNameFileAndLine)
 {
-	std::string path = ::testing::TempDir() + "bad.fio";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-bad.fio";
 	std::ofstream(path) << "[global]\nrw=read\n\n[job]\nbs=4q\n";
 	Result r = efqsim(path);
 	EXPECT_EQ(r.status, 1);
@@ -242,7 +243,7 @@ TEST(Efqsim, RunsLinuxMqDeadlineFlat)
 	      "prio_aging_expire         10000  ms"})
 		EXPECT_NE(l.out.find(row), std::string::npos) << row << "\n" << l.out;
 
-	std::string job = ::testing::TempDir() + "mq-deadline.fio";
+	std::string job = ::testing::TempDir() + std::to_string(getpid()) + "-mq-deadline.fio";
 	std::ofstream(job) << "[global]\nioscheduler=deadline\ndirect=1\nbs=16k\n"
 			      "runtime=2\ntime_based=1\nsize=256m\n\n"
 			      "[r]\nrw=randread\ncgroup=a\ncgroup_weight=1000\n"

@@ -2,6 +2,7 @@
 // The trace readers: blktrace binary files (both byte orders, several CPU
 // files merged) and blkparse text give the same events; bad input is a
 // clear error with its file and offset or line.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -18,7 +19,7 @@ namespace {
 
 std::string tmp(const std::string &name)
 {
-	return ::testing::TempDir() + "efq-trace-" + name;
+	return ::testing::TempDir() + std::to_string(getpid()) + "-efq-trace-" + name;
 }
 
 std::vector<Event> read_all(const std::vector<std::string> &paths, std::string *err)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Replaying traces: --map rules, open and closed loop, recorded vs
 // predicted shares, and `efqsim replay` end to end.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include "../cli/run_efqsim.h"
@@ -171,7 +172,7 @@ TEST(Replay, OpenLoopPredictsTheWeightedShareUnderContention)
 			evs.push_back(e);
 		}
 	}
-	std::string path = ::testing::TempDir() + "efq-contention.txt";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-efq-contention.txt";
 	trace::testgen::write_file(path, trace::testgen::text({evs}));
 	ReplayOptions o = comm_groups(path, ReplayMode::open, 250);
 	std::string err;
@@ -214,7 +215,7 @@ TEST(Replay, ContendedWindowIsWhileEveryMappedGroupIsBusy)
 	});
 	for (size_t i = 0; i < evs.size(); i++)
 		evs[i].seq = i + 1;
-	std::string path = ::testing::TempDir() + "efq-window.txt";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-efq-window.txt";
 	trace::testgen::write_file(path, trace::testgen::text({evs}));
 	ReplayOptions o = comm_groups(path, ReplayMode::closed, 500);
 	std::string err;
@@ -257,7 +258,7 @@ TEST(Replay, ContendedWindowIsWhileEveryMappedGroupIsBusy)
 
 TEST(Replay, BadTraceIsBadInput)
 {
-	std::string path = ::testing::TempDir() + "efq-bad.txt";
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-efq-bad.txt";
 	trace::testgen::write_file(path, "  8,0 0 1 0.1 1 Q R 8 + 8 [a]\n  8,0 0 2 oops\n");
 	ReplayOptions o;
 	o.traces = {path};
@@ -273,7 +274,8 @@ TEST(ReplayFuzz, MutatedTracesReplayOrAreBadInput)
 {
 	std::ifstream in(kData + "two.blktrace.1", std::ios::binary);
 	std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-	std::string path = ::testing::TempDir() + "efq-replay-fuzz.blktrace.1";
+	std::string path =
+		::testing::TempDir() + std::to_string(getpid()) + "-efq-replay-fuzz.blktrace.1";
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	int ok = 0, bad = 0;
 	for (size_t off = 0; off < good.size(); off += 97) {
@@ -341,7 +343,7 @@ TEST(ReplayCli, BadInputExitsOneWithAClearMessage)
 	EXPECT_NE(r.out.find("--map pid=1: "), std::string::npos) << r.out;
 	r = efqsim("replay --mode half " + kData + "two.blkparse");
 	EXPECT_EQ(r.status, 1);
-	std::string cut = ::testing::TempDir() + "efq-cut.blktrace.0";
+	std::string cut = ::testing::TempDir() + std::to_string(getpid()) + "-efq-cut.blktrace.0";
 	std::ifstream in(kData + "two.blktrace.0", std::ios::binary);
 	std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 	trace::testgen::write_file(cut, bytes.substr(0, 1000));

@@ -2,6 +2,7 @@
 // The fio job-file parser: value forms, every option, [global] inheritance,
 // numjobs, reporting groups, the device layout and every error path.
 
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include "workload/jobfile.h"
@@ -522,7 +523,8 @@ TEST(JobfileLayout, SeedsDependOnTheRunSeed)
 
 TEST(JobfileLayout, ReadsFilesFromDisk)
 {
-	const std::string path = ::testing::TempDir() + "efqsim-jobfile-test.fio";
+	const std::string path =
+		::testing::TempDir() + std::to_string(getpid()) + "-efqsim-jobfile-test.fio";
 	{
 		std::ofstream f(path);
 		f << "[disk]\nsize=2m\n";
