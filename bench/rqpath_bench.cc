@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// The whole request path per request (issue 15, "kernel cost per request"):
+// The whole request path per request, the CPU time a scheduler costs:
 // bio -> merge attempt (the elevator's bio_merge) -> tag and limit_depth ->
 // prepare -> insert -> queue run -> dispatch -> device -> completion ->
 // finish and free, through the block layer model (sim/blk) and the real

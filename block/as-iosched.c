@@ -606,7 +606,12 @@ static bool as_antic_give_up(struct as_data *ad)
 	}
 	as_update_blocked(ad);
 	/* let the engine decide afresh: its hold predates this event */
-	return efqd->nr_queued && efq_select_queue(efqd, false) && !ad->blocked;
+	if (!efqd->nr_queued || !efq_select_queue(efqd, false) || ad->blocked)
+		return false;
+	/* the caller runs the queues */
+	ad->held_back = false;
+	efqd->held_back = false;
+	return true;
 }
 
 static enum hrtimer_restart as_antic_timeout(struct hrtimer *timer)

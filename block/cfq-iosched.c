@@ -939,11 +939,13 @@ static bool cfq_may_dispatch(struct cfq_data *cfqd, struct efq_queue *ioq)
  * sending a request.  Every such rule waits for a request in flight, whose
  * completion comes back here.
  *
- * When the hold ends here, the queues are re-run: the engine's own re-run
- * at a completion comes before this (it is made inside
- * efq_request_completed()), and blk-mq evaluates has_work at once, so it
- * saw @blocked still set and did nothing.  Without this re-run nothing
- * would dispatch again (review lead 3).
+ * When the hold ends here, the queues are re-run: a run the engine asks
+ * for at a completion comes before this (inside efq_request_completed()),
+ * and blk-mq evaluates has_work at once, so it saw @blocked still set and
+ * did nothing.  Without this re-run nothing would dispatch again (review
+ * lead 3).  A block also makes the engine's hold (efq_hold_dispatch()), so
+ * a block cleared by a queue switch within an event is the engine's to
+ * end: its held_back runs the queues.
  */
 static void cfq_update_blocked(struct cfq_data *cfqd)
 {

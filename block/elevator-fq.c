@@ -39,9 +39,10 @@
  * the scheduler may idle an empty queue for its next request (slice_idle),
  * a group whose last queue empties idles for group_idle, and a queue that
  * used its slice while empty gets a short wait-busy grace before expiry.
- * While waiting, efq_has_work() is false and the engine re-runs the
- * hardware queues itself when a request arrives, a request completes or
- * the timer fires.
+ * While waiting, efq_has_work() is false and blk-mq stops asking; the
+ * event that ends the wait (a request completes, the timer fires) has the
+ * engine run the hardware queues, and blk-mq runs them itself after a
+ * request arrives.
  *
  * Preemption.  A new request may take the disk from the queue in service:
  * by class (RT over BE over IDLE, compared between the two entities that
@@ -1302,7 +1303,10 @@ expire:
 	efq_expire_queue(efqd, ioq, reason);
 kick:
 	efq_update_hold(efqd, false);
-	return !efqd->hold;
+	if (efqd->hold)
+		return false;
+	efqd->held_back = false;	/* the caller runs the queues */
+	return true;
 }
 
 static enum hrtimer_restart efq_idle_timer_fn(struct hrtimer *timer)
@@ -1572,7 +1576,7 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 	}
 	if (efq_group_wait_busy(iog))
 		return EFQ_HOLD;
-	/* one clock read for the whole decision (this runs at every event) */
+	/* the slice's end, read once (this runs at every event) */
 	used = efq_queue_slice_used(ioq);
 	if ((used || efq_queue_class_idle(ioq)) &&
 	    !efq_queue_must_dispatch(ioq)) {
@@ -2191,8 +2195,8 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
  * @rq: the request
  *
  * Starts the slice at the first completion of an activation, and decides
- * between expiring the queue in service and idling for it.  Re-runs the
- * hardware queues when requests wait.
+ * between expiring the queue in service and idling for it.  Runs the
+ * hardware queues when that ends a hold (efq_update_hold()).
  */
 void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 			   struct request *rq)
@@ -2352,8 +2356,7 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	struct efq_data *efqd = data->q->elevator->elevator_data;
 	struct efq_group *iog;
 
-	if (!READ_ONCE(efqd->hierarchical) ||
-	    list_empty_careful(&efqd->group_list))
+	if (!READ_ONCE(efqd->hierarchical) || list_empty(&efqd->group_list))
 		return;
 	spin_lock_irq(&efqd->lock);
 	iog = efq_group_of_current(efqd);
