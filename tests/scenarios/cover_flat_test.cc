@@ -12,8 +12,9 @@
 // controller should change next to nothing: aggregates are asserted within
 // 3 % (the seed allowed itself 13 %) and the per-job spread (min/max)
 // within 10 %; latencies are printed, not asserted (advisory, as in the
-// seed).  Measured: the read tables come out identical, the write tables
-// differ by a few requests.  How the curves compare with the seed's
+// seed).  Measured: all four tables come out identical in flat mode and
+// under the IO controller (the write tables used to differ by a few
+// requests).  How the curves compare with the seed's
 // vanilla curves is the T9 test's part.
 //
 // Sequential tables: 2 simulated seconds instead of 30 (4 KiB requests at
