@@ -90,6 +90,8 @@ struct Model::Bio {
 	Cgroup *charged = nullptr;
 	int64_t submitted = 0;
 	std::function<void(int64_t)> done;
+	// while it sleeps for a tag: counted in the tags' ws_active
+	struct sbq_wait wait {};
 };
 
 struct Model::Rq {
@@ -398,13 +400,28 @@ void Model::submit_bio(Bio *b)
 		wake_waiters();
 		set_current(b->task);
 	}
-	if (!alloc_request(b)) {
-		counters_.tag_waits++;
-		// the task sleeps: schedule() flushes its plug first
-		// (sched_submit_work())
-		flush_plug(b->task);
-		waiters_.push_back(b);
-	}
+	if (alloc_request(b))
+		return;
+	// blk_mq_get_tag(): out of tags, the submitter first runs the
+	// hardware queue (has_work decides; nothing is freed by it here, the
+	// device completes later) and tries again; then it is counted as a
+	// waiter (sbitmap_prepare_to_wait(): ws_active), tries once more, and
+	// sleeps.  No scheduler event follows the count: the next one is
+	// whatever comes next (the plug's insert below, a completion, a
+	// timer).
+	if (in_run_)
+		schedule_run();
+	else
+		run_queue();
+	set_current(b->task);
+	if (alloc_request(b))
+		return;
+	counters_.tag_waits++;
+	sbitmap_prepare_to_wait(&sched_tags_->bitmap_tags, nullptr, &b->wait, 0);
+	// the task sleeps: schedule() flushes its plug first
+	// (sched_submit_work())
+	flush_plug(b->task);
+	waiters_.push_back(b);
 }
 
 void Model::plug(workload::TaskId task)
@@ -473,6 +490,7 @@ bool Model::alloc_request(Bio *b)
 		return false;
 	unsigned int tag = *it;
 	free_tags_.erase(it);
+	sched_tags_->bitmap_tags.sb.sim_in_use++;
 
 	Rq *r = rqs_[tag].get();
 	r->rq = {};
@@ -533,6 +551,7 @@ void Model::free_request(struct request *rq)
 	r->in_use = false;
 	unsigned int tag = static_cast<unsigned int>(rq->internal_tag);
 	free_tags_.insert(std::lower_bound(free_tags_.begin(), free_tags_.end(), tag), tag);
+	sched_tags_->bitmap_tags.sb.sim_in_use--;
 	if (!waiters_.empty())
 		at(now(), [this] { wake_waiters(); });
 }
@@ -547,11 +566,16 @@ void Model::wake_waiters()
 		std::vector<Bio *> tail(waiters_.begin() + static_cast<long>(i) + 1,
 					waiters_.end());
 		waiters_.resize(i);
+		// woken: it stops counting as a waiter before it tries
+		// (sbitmap_finish_wait()), and counts again if it must sleep on
+		sbitmap_finish_wait(&sched_tags_->bitmap_tags, nullptr, &b->wait);
 		bool got = alloc_request(b);
 		// alloc_request() may have run the queue, completing nothing (the
 		// device completes later), so no sleeper was added meanwhile
-		if (!got)
+		if (!got) {
+			sbitmap_prepare_to_wait(&sched_tags_->bitmap_tags, nullptr, &b->wait, 0);
 			waiters_.push_back(b);
+		}
 		waiters_.insert(waiters_.end(), tail.begin(), tail.end());
 		if (!got)
 			i++;
@@ -914,6 +938,18 @@ unsigned int Model::nr_requests() const
 	return q_ ? q_->nr_requests : 0;
 }
 
+unsigned int Model::tag_waiters() const
+{
+	return sched_tags_
+		       ? static_cast<unsigned int>(atomic_read(&sched_tags_->bitmap_tags.ws_active))
+		       : 0;
+}
+
+unsigned int Model::tags_in_use() const
+{
+	return sched_tags_ ? sbitmap_weight(&sched_tags_->bitmap_tags.sb) : 0;
+}
+
 std::map<std::string, std::string> Model::tunables()
 {
 	std::map<std::string, std::string> out;
@@ -1008,6 +1044,15 @@ std::string Model::check_invariants() const
 		       " min_shallow_depth (sbitmap_queue_min_shallow_depth() missing); ";
 	if (!in_device_.empty() && dev_->in_flight() == 0)
 		err << in_device_.size() << " requests lost by the device; ";
+	if (sched_tags_) {
+		const struct sbitmap_queue &bt = sched_tags_->bitmap_tags;
+		if (static_cast<size_t>(atomic_read(&bt.ws_active)) != waiters_.size())
+			err << "ws_active " << atomic_read(&bt.ws_active) << " but "
+			    << waiters_.size() << " submitters sleep for a tag; ";
+		if (bt.sb.sim_in_use != rqs_.size() - free_tags_.size())
+			err << "sbitmap_weight " << bt.sb.sim_in_use << " but "
+			    << rqs_.size() - free_tags_.size() << " tags taken; ";
+	}
 	return err.str();
 }
 

@@ -10,7 +10,10 @@
 //   128), in a map of words as sbitmap makes it; the scheduler's
 //   limit_depth may set a shallow depth, which limits the tags taken in each
 //   word, as sbitmap_get_shallow() does; a submitter that finds no tag
-//   sleeps and is woken in FIFO order; nothing is dropped;
+//   runs the hardware queue, is counted in the tags' ws_active
+//   (sbitmap_prepare_to_wait()), sleeps and is woken in FIFO order, and is
+//   uncounted when it runs again (sbitmap_finish_wait()); nothing is
+//   dropped;
 // - insert_requests, then a run of the hardware queue: while the device has
 //   room and has_work() says so, dispatch_request();
 // - when dispatch_request() returns nothing although has_work() said yes,
@@ -158,6 +161,10 @@ public:
 	int set_tunable(const std::string &name, const std::string &value);
 	// The queue's nr_requests (scheduler tags).
 	unsigned int nr_requests() const;
+	// Submitters asleep for a scheduler tag, as the scheduler sees them
+	// (the tags' ws_active), and the tags taken (sbitmap_weight()).
+	unsigned int tag_waiters() const;
+	unsigned int tags_in_use() const;
 	// Is the scheduler one of efq's, on its engine (with groups, disk time
 	// accounting and the `hierarchical` tunable)?  False for Linux's
 	// mq-deadline.  Known after init().

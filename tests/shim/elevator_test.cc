@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // The elevator registry, elevator_alloc(), sysfs attributes, debugfs files
 // (shown and listed), io_cqs, the sector rbtree helpers, the blk-mq calls
-// schedulers make, the tag map's shape and the zone write lock helpers.
+// schedulers make, the tag map's shape and waiter count, and the zone write
+// lock helpers.
 
 #include <sim/gtest_guard.h>
 
@@ -395,6 +396,35 @@ TEST(TagMap, WordSizeAsSbitmapChoosesIt)
 	};
 	for (auto [depth, shift] : cases)
 		EXPECT_EQ(sbitmap_calculate_shift(depth), shift) << depth;
+}
+
+// The waiter count of a tag map as 6.1's sbitmap keeps it: a submitter is
+// counted once from its first sbitmap_prepare_to_wait() (going back to
+// sleep after a wake-up that found no tag does not count it again) until
+// its sbitmap_finish_wait(); a finish without a prepare changes nothing.
+TEST(TagMap, WaitersAreCountedOnceUntilTheirWaitFinishes)
+{
+	struct sbitmap_queue bt = {};
+	struct sbq_wait a = {}, b = {};
+
+	EXPECT_EQ(atomic_read(&bt.ws_active), 0);
+	sbitmap_prepare_to_wait(&bt, nullptr, &a, 0);
+	EXPECT_EQ(atomic_read(&bt.ws_active), 1);
+	EXPECT_EQ(a.sbq, &bt);
+	sbitmap_prepare_to_wait(&bt, nullptr, &a, 0); // woken, no tag: sleeps again
+	EXPECT_EQ(atomic_read(&bt.ws_active), 1);
+	sbitmap_prepare_to_wait(&bt, nullptr, &b, 0);
+	EXPECT_EQ(atomic_read(&bt.ws_active), 2);
+	sbitmap_finish_wait(&bt, nullptr, &a);
+	EXPECT_EQ(atomic_read(&bt.ws_active), 1);
+	EXPECT_EQ(a.sbq, nullptr);
+	sbitmap_finish_wait(&bt, nullptr, &a); // blk_mq_get_tag()'s final finish
+	EXPECT_EQ(atomic_read(&bt.ws_active), 1);
+	sbitmap_finish_wait(&bt, nullptr, &b);
+	EXPECT_EQ(atomic_read(&bt.ws_active), 0);
+
+	bt.sb.sim_in_use = 3;
+	EXPECT_EQ(sbitmap_weight(&bt.sb), 3u);
 }
 
 // No simulated disk is zoned: no request needs a zone write lock, every
