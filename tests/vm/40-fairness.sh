@@ -74,14 +74,8 @@ run() {
 	sleep 0.3
 	b_h=$(rios hi $DEV) b_l=$(rios lo $DEV)
 	touch /tmp/go
-	# the window opens 1 s after both jobs have completed a read (fio takes
-	# seconds to start on the debug kernel under TCG)
-	_t=0
-	while [ $_t -lt 300 ] && { [ "$(rios hi $DEV)" = "$b_h" ] || [ "$(rios lo $DEV)" = "$b_l" ]; }; do
-		usleep 100000
-		_t=$((_t + 1))
-	done
-	[ $_t -lt 300 ] || fail "fairness $1: both jobs read within 30 s"
+	# the window opens 1 s after both jobs have completed a read
+	both_read $DEV hi "$b_h" lo "$b_l" || fail "fairness $1: both jobs read within 30 s"
 	sleep 1
 	h0=$(cg_value hi io.efq.disk_time $DEV) l0=$(cg_value lo io.efq.disk_time $DEV)
 	rh0=$(rios hi $DEV) rl0=$(rios lo $DEV)

@@ -39,21 +39,25 @@ job() { # NAME OFFSET SECONDS
 }
 
 # pair WEIGHT_HI WEIGHT_LO SECONDS SKIP WINDOW: run the job in both cgroups
-# (started together), count each cgroup's reads from SKIP s after the start
-# for WINDOW s into $NH and $NL; the pids of each cgroup into $PIDS_HI and
+# (started together), count each cgroup's reads from SKIP s after both have
+# completed a read for WINDOW s into $NH and $NL; the pids of each cgroup into $PIDS_HI and
 # $PIDS_LO (read while the jobs run)
 pair() {
 	expect_ok "replay $S: io.efq.weight $1 for rhi" $CG/rhi/io.efq.weight $1
 	expect_ok "replay $S: io.efq.weight $2 for rlo" $CG/rlo/io.efq.weight $2
 	rm -f /tmp/go
 	# shellcheck disable=SC2046
-	go_in_cg rhi /tmp/rhi.fio $(job rhi 0 $3)
+	go_in_cg rhi /tmp/rhi.fio $(job rhi 0 $(($3 + 1)))
 	_ph=$!
 	# shellcheck disable=SC2046
-	go_in_cg rlo /tmp/rlo.fio $(job rlo 2g $3)
+	go_in_cg rlo /tmp/rlo.fio $(job rlo 2g $(($3 + 1)))
 	_pl=$!
 	sleep 0.3
+	_h0=$(rios rhi $DEV) _l0=$(rios rlo $DEV)
 	touch /tmp/go
+	# SKIP counts from when both read: fio's job processes (whose pids the
+	# trace records) exist only then
+	both_read $DEV rhi "$_h0" rlo "$_l0" || fail "replay $S: both jobs read within 30 s"
 	sleep $4
 	_h0=$(rios rhi $DEV) _l0=$(rios rlo $DEV)
 	PIDS_HI=$(cat $CG/rhi/cgroup.procs) PIDS_LO=$(cat $CG/rlo/cgroup.procs)

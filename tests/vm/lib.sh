@@ -251,6 +251,19 @@ rios() {
 		END { if (!f) print 0 }' "$CG/$1/io.stat"
 }
 
+# both_read MAJ:MIN CG_A RIOS_A CG_B RIOS_B: wait (30 s at most) until both
+# cgroups have completed a read on the device since their counts were
+# RIOS_A and RIOS_B: fio forks its job process and starts its IO seconds
+# after the go on the debug kernel under TCG.  Status 1 on timeout.
+both_read() {
+	_t=0
+	while [ "$(rios "$2" "$1")" = "$3" ] || [ "$(rios "$4" "$1")" = "$5" ]; do
+		[ $_t -lt 300 ] || return 1
+		usleep 100000
+		_t=$((_t + 1))
+	done
+}
+
 # --- fio ------------------------------------------------------------------------
 # Terse (--minimal) v3 fields: 5 error; read 7 bw KiB/s, 8 IOPS, 15 clat max
 # (usec); write = read + 41.
