@@ -20,9 +20,19 @@
 # saturated, the test fails on its premise.
 #
 # Each efq scheduler must keep the device busy: its two jobs reach 70% of
-# the control's IOPS (a run under that is repeated once first: the host may
-# have starved the guest of CPU).
+# the control's IOPS.
 #
+# One repeat: a run whose measures miss their range (the control's ratio,
+# a scheduler's busy device, disk-time or IOPS ratio) is run once more and
+# the second run is judged; the log says so, with what the first missed.
+# The noise is the guest's CPU (TCG on a shared host, far more on the
+# debug kernel): a fio process not scheduled in time keeps fewer of its 8
+# requests queued, and under none, where the two jobs contend for the
+# device's 2 tags, a freed tag goes to whichever process asks first, not
+# to the sleeper it woke.  Measured on the debug kernel: none 1.04-1.33 in
+# 3 runs, as 1.42 in 1 of 4 (1.86-2.04 in the others).  A scheduler that
+# misses twice in a row fails.
+
 # Both are measured over the same window while both jobs surely run (from
 # 1 s after both have completed a read, for ${FAIR_WINDOW:-4} s; each job runs
 # for the window plus 4 s): IOPS from the rios of each cgroup's io.stat, disk
@@ -52,6 +62,12 @@ job() { # NAME OFFSET
 	echo fio --name=$1 --filename=/dev/$D --direct=1 --ioengine=libaio --rw=randread --bs=4k \
 		--iodepth=8 --offset=$2 --size=1g --runtime=$RT --time_based --minimal
 }
+
+# outstanding FILE: Little's law on fio's terse line (v3: field 8 the read
+# IOPS, field 40 the mean total latency in us, from submission to
+# completion): how many requests the job had submitted and not completed,
+# on average -- a job whose process ran late keeps fewer
+outstanding() { awk -F';' '$1 == 3 { printf "%.1f\n", $8 * $40 / 1000000; f = 1 } END { if (!f) print "-" }' "$1"; }
 
 # run S: both jobs under scheduler S; sets ih, il (IOPS), r (their ratio),
 # dh, dl (disk time in ms over the window); returns 1 if S was not selected
@@ -84,6 +100,7 @@ run() {
 	rh1=$(rios hi $DEV) rl1=$(rios lo $DEV)
 	wait_pid $ph 20 || fail "fairness $1: fio in hi ends"
 	wait_pid $pl 20 || fail "fairness $1: fio in lo ends"
+	log "fairness $1: requests each job kept outstanding, by fio (IOPS x mean latency over its run): hi $(outstanding /tmp/hi.fio), lo $(outstanding /tmp/lo.fio) of 8"
 	[ -f $DBG/block/$D/sched/service_trees ] &&
 		log "fairness $1: service_trees: $(grep '^group' $DBG/block/$D/sched/service_trees | tr '\n' ';')"
 	if fio_ok /tmp/hi.fio && fio_ok /tmp/lo.fio; then
@@ -98,6 +115,24 @@ run() {
 	dh=$((h1 - h0))
 	dl=$((l1 - l0))
 	return 0
+}
+
+# meets S: the last run of S met every measure judged below (for bfq, whose
+# figures are only printed, the busy device alone decides the repeat); why
+# says what it missed
+meets() {
+	why=""
+	[ $((100 * (ih + il))) -ge $((70 * ctl)) ] ||
+		why="the jobs did $((ih + il)) IOPS, under 70% of none's $ctl"
+	if [ $1 = bfq ]; then
+		[ -z "$why" ]
+		return
+	fi
+	within "$(ratio $dh $dl)" 1.7 2.3 ||
+		why="${why:+$why; }disk_time ratio $(ratio $dh $dl) ($dh/$dl ms) out of 1.7..2.3"
+	within "$r" 1.6 2.5 ||
+		why="${why:+$why; }IOPS ratio $r ($ih/$il) out of 1.6..2.5"
+	[ -z "$why" ]
 }
 
 # the control, on ever slower devices until the two jobs saturate one
@@ -119,6 +154,10 @@ if [ -z "$NSEC" ]; then
 	fail "fairness: the device is the bottleneck (none reached 80% of its IOPS on every device tried: $STEPS ns)"
 else
 	pass "fairness: the device is the bottleneck (none: $((ih + il)) of $cap IOPS, completions of $NSEC ns, depth $DEPTH)"
+	if ! within "$r" 0.8 1.25; then
+		log "fairness none: IOPS ratio $r (hi $ih, lo $il) out of 0.8..1.25: once more"
+		run none
+	fi
 	if within "$r" 0.8 1.25; then pass "fairness none (control): IOPS ratio $r in 0.8..1.25"; else fail "fairness none (control): IOPS ratio $r in 0.8..1.25 (hi $ih, lo $il)"; fi
 	rows="$(printf '%-12s %-26s %8s %8s %6s %15s' none - "$ih" "$il" "$r" -)
 "
@@ -126,10 +165,9 @@ else
 	ctl=$((ih + il))
 	for s in deadline-fq as noop bfq cfq; do
 		run $s || continue
-		# a run that did much less than the control was starved of CPU
-		# (or the scheduler wastes the device): once more, then judged
-		if [ $((100 * (ih + il))) -lt $((70 * ctl)) ]; then
-			log "fairness $s: the jobs did $((ih + il)) IOPS, under 70% of none's $ctl: once more"
+		# a run that misses a measure: once more, then judged
+		if ! meets $s; then
+			log "fairness $s: $why: once more"
 			run $s || continue
 		fi
 		if [ $s != bfq ]; then
