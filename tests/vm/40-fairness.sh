@@ -25,12 +25,13 @@
 # One repeat: a run whose measures miss their range (the control's ratio,
 # a scheduler's busy device, disk-time or IOPS ratio) is run once more and
 # the second run is judged; the log says so, with what the first missed.
-# The noise is the guest's CPU (TCG on a shared host, far more on the
+# The suspect is the guest's CPU (TCG on a shared host, far more on the
 # debug kernel): a fio process not scheduled in time keeps fewer of its 8
-# requests queued, and under none, where the two jobs contend for the
-# device's 2 tags, a freed tag goes to whichever process asks first, not
-# to the sleeper it woke.  Measured on the debug kernel: none 1.04-1.33 in
-# 3 runs, as 1.42 in 1 of 4 (1.86-2.04 in the others).  A scheduler that
+# requests queued (the log's outstanding figure shows whether it did), and
+# under none, where the two jobs contend for the device's 2 tags, a freed
+# tag goes to whichever process asks first, not to the sleeper it woke.
+# Single runs on the debug kernel missed: none 1 in 5 (1.33), as 1 in 6
+# (1.42); the cause of those is not shown.  A scheduler that
 # misses twice in a row fails.
 
 # Both are measured over the same window while both jobs surely run (from
