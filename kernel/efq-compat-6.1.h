@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * efq-compat-6.1.h: efq's kernel wrappers for Linux 6.1 (Debian 12).
+ * efq's wrappers of the block layer interfaces whose form changed after
+ * Linux 6.1: the definitions for 6.1 (Debian 12).
  *
- * Included by efq-compat.h when building against 6.1 headers, and by the
- * patch series for linux-source-6.1 as block/efq-compat.h.  Macros only:
- * this is included before any kernel header, so a wrapper names kernel
- * types and functions only where it is used.
+ * Force-included into efq's sources: out of tree through efq-compat.h,
+ * which picks this file for 6.1 headers; in a 6.1 kernel tree from
+ * block/Makefile.  Macros only: this comes before any kernel header, so a
+ * wrapper names kernel types and functions only where it is used.
  */
 #ifndef _EFQ_COMPAT_6_1_H
 #define _EFQ_COMPAT_6_1_H
