@@ -7,9 +7,11 @@
 # Build products go to build/ (git-ignored):
 #   build/test         CMake, Debug -O1, ASan+UBSan: engine, shims, unit tests
 #   build/bench        CMake, Release -O2: benchmarks
-#   build/kmod         Kbuild: the kernel modules (symlinks to block/*.c)
+#   build/kmod         Kbuild: the kernel modules for 6.1 (symlinks to block/*.c)
+#   build/kmod-6.12    the same for 6.12 (make module KVER=6.12)
 #   build/kernel-src   private block headers + checkpatch.pl, and efqsim's mq-deadline.c
-#                      (scripts/kernel-src)
+#                      (scripts/kernel-src); build/kernel-src-6.12: 6.12's
+#   build/debian13     the Debian 13 chroot the 6.12 modules build in (scripts/debian13)
 #   build/check        logs of the last `make check`
 #   build/patches      scratch repos of `make patches` (series in out/patches)
 #   build/intree       linux-source-6.1 tree + O= builds of `make intree-check`
@@ -38,8 +40,10 @@ help:
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
 	@echo "make unit          build, then run the test suites with ctest"
-	@echo "make check         checkpatch --strict + Kbuild module build with W=1 and sparse"
-	@echo "make module        build the kernel modules into build/kmod/"
+	@echo "make check         checkpatch --strict, kernel-doc, Kbuild module build with W=1 and sparse, DKMS:"
+	@echo "                   for 6.1 and for 6.12 (in the Debian 13 chroot; KERNELS=6.1 for one)"
+	@echo "make module        build the kernel modules for 6.1 into build/kmod/; KVER=6.12 (or a full"
+	@echo "                   6.12 KVER): for Debian 13's 6.12 into build/kmod-6.12/, in build/debian13"
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
 	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler)"
 	@echo "make vmtest-integrity  45-integrity's full matrix alone (both modes, all variants; ~45 min) on"
@@ -81,8 +85,10 @@ test: setup build unit format-check check vmtest blktests-quick intree-check vmt
 check: setup
 	@JOBS=$(JOBS) scripts/check
 
+# KVER=6.12 (or 6.12.<n>+deb13-amd64) builds for Debian 13's kernel in the
+# chroot of scripts/debian13 (made on first use: about 7 minutes).
 module: setup
-	@$(MAKE) --no-print-directory -C kernel -j$(JOBS)
+	@$(MAKE) --no-print-directory -C kernel -j$(JOBS) $(if $(KVER),KVER=$(KVER))
 
 # --- real kernel: Debian's image under qemu TCG with our modules --------------
 # (efqsim --list-tunables gives the expected tunables: needs build)
@@ -210,7 +216,7 @@ format-check: setup
 	@scripts/docs-check
 
 clean:
-	rm -rf $(TEST_DIR) $(BENCH_DIR) build/kmod build/check
+	rm -rf $(TEST_DIR) $(BENCH_DIR) build/kmod build/kmod-6.12 build/check
 
 distclean:
 	rm -rf build

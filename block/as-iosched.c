@@ -941,8 +941,9 @@ static void as_add_request(struct as_data *ad, struct efq_queue *ioq,
 }
 
 static void as_insert_requests(struct blk_mq_hw_ctx *hctx,
-			       struct list_head *list, bool at_head)
+			       struct list_head *list, efq_insert_t flags)
 {
+	bool at_head = efq_insert_at_head(flags);
 	struct request_queue *q = hctx->queue;
 	struct efq_data *efqd = q->elevator->elevator_data;
 	struct as_data *ad = as_of(efqd);

@@ -460,6 +460,8 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 	struct efq_data *efqd = cfqd->efqd;
 	struct cfq_io_cq *cic = cfq_rq_cic(rq);
 	struct efq_group *iog = efq_group_of_rq(efqd, rq);
+	/* from rq->bio: 6.12 has no rq->ioprio */
+	unsigned short ioprio = req_get_ioprio(rq);
 	struct efq_queue *ioq = NULL;
 	struct cfq_queue *cfqq, *other;
 
@@ -485,7 +487,7 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 		if (other)
 			cfq_expire_if_awaited(efqd, other->ioq);
 		if (!cic->cfqq[slot]) {
-			cfqq = cfq_new_queue(cfqd, iog, true, rq->ioprio,
+			cfqq = cfq_new_queue(cfqd, iog, true, ioprio,
 					     current->pid);
 			if (cfqq) {
 				cfqq->cic = cic;
@@ -494,12 +496,12 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 		}
 		cfqq = cic->cfqq[slot];
 		if (cfqq) {
-			if (cfqq->ioprio != rq->ioprio)
-				cfq_set_prio(cfqq, rq->ioprio);
+			if (cfqq->ioprio != ioprio)
+				cfq_set_prio(cfqq, ioprio);
 			ioq = cfqq->ioq;
 		}
 	} else {
-		ioq = cfq_async_queue(cfqd, iog, rq->ioprio);
+		ioq = cfq_async_queue(cfqd, iog, ioprio);
 	}
 	if (!ioq)
 		return efq_oom_queue(efqd);
@@ -872,8 +874,9 @@ static void cfq_insert_one(struct cfq_data *cfqd, struct request *rq,
 static void cfq_update_blocked(struct cfq_data *cfqd);
 
 static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
-				struct list_head *list, bool at_head)
+				struct list_head *list, efq_insert_t flags)
 {
+	bool at_head = efq_insert_at_head(flags);
 	struct request_queue *q = hctx->queue;
 	struct efq_data *efqd = q->elevator->elevator_data;
 	struct cfq_data *cfqd = efqd->sched_data;

@@ -194,8 +194,9 @@ static void dl_del_request(struct request_queue *q, struct deadline_queue *dq,
 }
 
 static void dl_insert_requests(struct blk_mq_hw_ctx *hctx,
-			       struct list_head *list, bool at_head)
+			       struct list_head *list, efq_insert_t flags)
 {
+	bool at_head = efq_insert_at_head(flags);
 	struct request_queue *q = hctx->queue;
 	struct efq_data *efqd = dl_efqd(q);
 	struct deadline_data *dd = dl_data(efqd);

@@ -781,6 +781,10 @@ static struct cftype efq_files[] = {
 
 /* --- blkcg policy ------------------------------------------------------- */
 
+/*
+ * A cgroup's data starts with the default weight and class.  Set here, not
+ * in a cpd_init_fn: 6.12 has no such hook (6.1 called it right after this).
+ */
 static struct blkcg_policy_data *efq_cpd_alloc(gfp_t gfp)
 {
 	struct efq_cgroup *ecg = kzalloc(sizeof(*ecg), gfp);
@@ -789,15 +793,9 @@ static struct blkcg_policy_data *efq_cpd_alloc(gfp_t gfp)
 		return NULL;
 	spin_lock_init(&ecg->lock);
 	INIT_LIST_HEAD(&ecg->rules);
-	return &ecg->cpd;
-}
-
-static void efq_cpd_init(struct blkcg_policy_data *cpd)
-{
-	struct efq_cgroup *ecg = cpd_to_ecg(cpd);
-
 	ecg->weight = EFQ_WEIGHT_DEFAULT;
 	ecg->ioprio_class = IOPRIO_CLASS_BE;
+	return &ecg->cpd;
 }
 
 static void efq_cpd_free(struct blkcg_policy_data *cpd)
@@ -812,22 +810,23 @@ static void efq_cpd_free(struct blkcg_policy_data *cpd)
 
 /**
  * efq_pd_alloc() - allocate the group of a new blkg
- * @gfp: allocation flags
  * @q: the blkg's queue
  * @blkcg: the blkg's cgroup
+ * @gfp: allocation flags
  *
  * The group is complete here, with the reference efq_pd_free() drops:
  * 6.1 frees policy data that never saw pd_init_fn (blkg_alloc()'s error
  * path, a blkg_conf_prep() that lost the race to create the blkg,
  * blkcg_activate_policy()'s unused preallocation), as bfq_pd_alloc()
  * knows.  It starts with the cgroup's settings of now; efq_pd_online()
- * refreshes them.
+ * refreshes them.  The policy's pd_alloc_fn is efq_pd_alloc_fn(), which
+ * EFQ_DEFINE_PD_ALLOC() defines with the kernel's signature (6.1 passes the
+ * queue, 6.12 the disk).
  *
  * Return: the policy data, or NULL.
  */
-static struct blkg_policy_data *efq_pd_alloc(gfp_t gfp,
-					     struct request_queue *q,
-					     struct blkcg *blkcg)
+static struct blkg_policy_data *efq_pd_alloc(struct request_queue *q,
+					     struct blkcg *blkcg, gfp_t gfp)
 {
 	struct efq_group *iog = efq_group_alloc(gfp, q->node);
 	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
@@ -843,6 +842,8 @@ static struct blkg_policy_data *efq_pd_alloc(gfp_t gfp,
 	iog->dev = dev;
 	return &container_of(iog, struct efq_group_pd, group)->pd;
 }
+
+EFQ_DEFINE_PD_ALLOC(efq_pd_alloc);
 
 /**
  * efq_pd_online() - a new blkg is on its cgroup's blkg_list
@@ -884,9 +885,8 @@ static void efq_pd_free(struct blkg_policy_data *pd)
 static struct blkcg_policy efq_blkcg_policy = {
 	.dfl_cftypes	= efq_files,
 	.cpd_alloc_fn	= efq_cpd_alloc,
-	.cpd_init_fn	= efq_cpd_init,
 	.cpd_free_fn	= efq_cpd_free,
-	.pd_alloc_fn	= efq_pd_alloc,
+	.pd_alloc_fn	= efq_pd_alloc_fn,
 	.pd_online_fn	= efq_pd_online,
 	.pd_offline_fn	= efq_pd_offline,
 	.pd_free_fn	= efq_pd_free,
@@ -901,7 +901,7 @@ static struct blkcg_policy efq_blkcg_policy = {
  */
 int efq_cgroup_activate(struct efq_data *efqd)
 {
-	return blkcg_activate_policy(efqd->queue, &efq_blkcg_policy);
+	return efq_blkcg_activate(efqd->queue, &efq_blkcg_policy);
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_activate);
 
@@ -914,7 +914,7 @@ EXPORT_SYMBOL_GPL(efq_cgroup_activate);
  */
 void efq_cgroup_deactivate(struct efq_data *efqd)
 {
-	blkcg_deactivate_policy(efqd->queue, &efq_blkcg_policy);
+	efq_blkcg_deactivate(efqd->queue, &efq_blkcg_policy);
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_deactivate);
 

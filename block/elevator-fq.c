@@ -2651,7 +2651,7 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	 * Writeback throttling would second-guess the weights; it comes back
 	 * when the scheduler goes (efq_exit_data()), as with bfq.
 	 */
-	wbt_disable_default(q);
+	efq_wbt_disable(q);
 	return efqd;
 
 put_queues:
@@ -2695,7 +2695,7 @@ void efq_exit_data(struct efq_data *efqd)
 	spin_unlock_irq(&efqd->lock);
 
 	efq_cgroup_deactivate(efqd);
-	wbt_enable_default(efqd->queue);
+	efq_wbt_enable(efqd->queue);
 
 	spin_lock_irq(&efqd->lock);
 	efq_group_flush_idle(root);

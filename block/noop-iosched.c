@@ -77,8 +77,9 @@ static void noop_exit_sched(struct elevator_queue *e)
 }
 
 static void noop_insert_requests(struct blk_mq_hw_ctx *hctx,
-				 struct list_head *list, bool at_head)
+				 struct list_head *list, efq_insert_t flags)
 {
+	bool at_head = efq_insert_at_head(flags);
 	struct request_queue *q = hctx->queue;
 	struct efq_data *efqd = q->elevator->elevator_data;
 	LIST_HEAD(free);

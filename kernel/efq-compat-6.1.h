@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efq's wrappers of the block layer interfaces whose form changed after
+ * Linux 6.1: the definitions for 6.1 (Debian 12).
+ *
+ * Force-included into efq's sources: out of tree through efq-compat.h,
+ * which picks this file for 6.1 headers; in a 6.1 kernel tree from
+ * block/Makefile.  Macros only: this comes before any kernel header, so a
+ * wrapper names kernel types and functions only where it is used.
+ */
+#ifndef _EFQ_COMPAT_6_1_H
+#define _EFQ_COMPAT_6_1_H
+
+/*
+ * elevator_mq_ops.insert_requests: 6.1 passes a bool, "insert at the head
+ * of the queue" (requeues, and flushes' data parts).
+ */
+#define efq_insert_t bool
+#define efq_insert_at_head(flags) (flags)
+
+/*
+ * EFQ_DEFINE_PD_ALLOC(fn) defines fn##_fn, a blkcg pd_alloc_fn (6.1: gfp,
+ * queue, cgroup) on top of
+ * struct blkg_policy_data *fn(struct request_queue *q, struct blkcg *blkcg,
+ *			       gfp_t gfp).
+ */
+#define EFQ_DEFINE_PD_ALLOC(fn)						\
+static struct blkg_policy_data *fn##_fn(gfp_t gfp,			\
+					struct request_queue *q,	\
+					struct blkcg *blkcg)		\
+{									\
+	return fn(q, blkcg, gfp);					\
+}									\
+static struct blkg_policy_data *fn##_fn(gfp_t gfp,			\
+					struct request_queue *q,	\
+					struct blkcg *blkcg)
+
+/* blkcg_activate_policy() and blkcg_deactivate_policy() take the queue. */
+#define efq_blkcg_activate(q, pol) blkcg_activate_policy(q, pol)
+#define efq_blkcg_deactivate(q, pol) blkcg_deactivate_policy(q, pol)
+
+/*
+ * Writeback throttling off while the scheduler runs, back on when it goes
+ * (as bfq does): 6.1's wbt_{disable,enable}_default() take the queue.
+ */
+#define efq_wbt_disable(q) wbt_disable_default(q)
+#define efq_wbt_enable(q) wbt_enable_default(q)
+
+#endif /* _EFQ_COMPAT_6_1_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efq-compat-6.12.h: efq's kernel wrappers for Linux 6.12 (Debian 13).
+ *
+ * Included by efq-compat.h when building against 6.12 headers.  Macros
+ * only: this is included before any kernel header, so a wrapper names
+ * kernel types and functions only where it is used.
+ */
+#ifndef _EFQ_COMPAT_6_12_H
+#define _EFQ_COMPAT_6_12_H
+
+/*
+ * elevator_mq_ops.insert_requests: 6.12 passes blk_insert_t flags, of
+ * which BLK_MQ_INSERT_AT_HEAD is the only one (requeues, and flushes'
+ * data parts).
+ */
+#define efq_insert_t blk_insert_t
+#define efq_insert_at_head(flags) (!!((flags) & BLK_MQ_INSERT_AT_HEAD))
+
+/*
+ * EFQ_DEFINE_PD_ALLOC(fn) defines fn##_fn, a blkcg pd_alloc_fn (6.12:
+ * disk, cgroup, gfp) on top of
+ * struct blkg_policy_data *fn(struct request_queue *q, struct blkcg *blkcg,
+ *			       gfp_t gfp).
+ */
+#define EFQ_DEFINE_PD_ALLOC(fn)						\
+static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
+					struct blkcg *blkcg, gfp_t gfp)	\
+{									\
+	return fn(disk->queue, blkcg, gfp);				\
+}									\
+static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
+					struct blkcg *blkcg, gfp_t gfp)
+
+/* blkcg_activate_policy() and blkcg_deactivate_policy() take the disk. */
+#define efq_blkcg_activate(q, pol) blkcg_activate_policy((q)->disk, pol)
+#define efq_blkcg_deactivate(q, pol) blkcg_deactivate_policy((q)->disk, pol)
+
+/*
+ * Writeback throttling off while the scheduler runs, back on when it goes
+ * (as bfq does).  6.12's wbt_{disable,enable}_default() take the disk, and
+ * wbt_enable_default() (called again when the queue is registered, or by
+ * io.cost) leaves wbt off while the elevator's ELEVATOR_FLAG_DISABLE_WBT
+ * is set: set it first, clear it before enabling.  q->elevator is the
+ * scheduler's elevator_queue in init_sched (efq publishes it) and in
+ * exit_sched.
+ */
+#define efq_wbt_disable(q)						\
+	do {								\
+		struct request_queue *__q = (q);			\
+									\
+		set_bit(ELEVATOR_FLAG_DISABLE_WBT, &__q->elevator->flags); \
+		wbt_disable_default(__q->disk);				\
+	} while (0)
+#define efq_wbt_enable(q)						\
+	do {								\
+		struct request_queue *__q = (q);			\
+									\
+		clear_bit(ELEVATOR_FLAG_DISABLE_WBT, &__q->elevator->flags); \
+		wbt_enable_default(__q->disk);				\
+	} while (0)
+
+#endif /* _EFQ_COMPAT_6_12_H */
