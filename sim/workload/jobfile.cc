@@ -76,6 +76,9 @@ constexpr uint64_t kFileAlign = kMiB;
 // The largest block size: one Io carries a uint32_t byte count; stay well
 // inside it.
 constexpr uint64_t kMaxBs = 256 * kMiB;
+// The longest cgroup name the simulated blkcg takes (sim_name[64] of the
+// shim's struct blkcg, sim/include/blk-cgroup.h).
+constexpr size_t kMaxCgroupName = 63;
 
 std::string lower(std::string s)
 {
@@ -680,9 +683,17 @@ std::string opt_cgroup(Draft &d, const Value &v, const ParseContext &)
 		if (part.empty() || part == "." || part == "..")
 			return "'" + v.text +
 			       "' is not a cgroup path (no empty, '.' or '..' parts)";
-		for (const char c : part)
-			if (std::isspace(static_cast<unsigned char>(c)))
+		for (const char c : part) {
+			const auto u = static_cast<unsigned char>(c);
+			if (std::isspace(u))
 				return "'" + v.text + "': cgroup names cannot contain spaces";
+			if (u < 0x20 || u == 0x7f)
+				return "'" + v.text +
+				       "': cgroup names cannot contain control characters";
+		}
+		if (part.size() > kMaxCgroupName)
+			return "'" + v.text + "': cgroup name '" + part + "' is longer than " +
+			       std::to_string(kMaxCgroupName) + " bytes (efqsim's limit)";
 	}
 	d.cgroup = path;
 	return "";

@@ -57,6 +57,29 @@ TEST(FuzzFound, ALongValueIsCutInTheMiddleOfTheMessage)
 	EXPECT_EQ(err.substr(err.size() - reason.size()), reason) << err;
 }
 
+// A cgroup name with a NUL or longer than the simulated blkcg takes was
+// accepted, and the run then failed with "cannot create cgroup", without
+// file:line (run_fuzz.cc).
+TEST(FuzzFound, ACgroupNameTheSimulationCannotCreateIsRejectedWithItsLine)
+{
+	EXPECT_EQ(error_of("[j]\ncgroup=t15/a\x00h\n"s),
+		  "f0:2: cgroup: 't15/a\\x00h': cgroup names cannot contain control characters");
+	EXPECT_EQ(error_of("[j]\ncgroup=t15/" + std::string(64, 'h') + "\n")
+			  .rfind("f0:2: cgroup: 't15/hhh", 0),
+		  0u);
+	EXPECT_NE(error_of("[j]\ncgroup=t15/" + std::string(64, 'h') + "\n")
+			  .find("' is longer than 63 bytes (efqsim's limit)"),
+		  std::string::npos);
+	ParseContext c;
+	c.capacity_bytes = uint64_t{64} << 30;
+	std::string err;
+	auto jobs = parse_jobs({JobSource{"f0", "[j]\nsize=1m\ncgroup=t15/" + std::string(63, 'h') +
+							"\n"}},
+			       c, &err);
+	ASSERT_EQ(jobs.size(), 1u) << err;
+	EXPECT_EQ(jobs[0].cgroup, "t15/" + std::string(63, 'h'));
+}
+
 // A UTF-8 byte-order mark is invisible on a terminal: the message shows it.
 TEST(FuzzFound, AByteOrderMarkIsShown)
 {
