@@ -7,6 +7,7 @@
 # Build products go to build/ (git-ignored):
 #   build/test         CMake, Debug -O1, ASan+UBSan: engine, shims, unit tests
 #   build/bench        CMake, Release -O2: benchmarks
+#   build/fuzz         CMake, clang, libFuzzer+ASan+UBSan: efqsim's fuzzers
 #   build/kmod         Kbuild: the kernel modules for 6.1 (symlinks to block/*.c)
 #   build/kmod-6.12    the same for 6.12 (make module KVER=6.12)
 #   build/kernel-src   private block headers + checkpatch.pl, and efqsim's mq-deadline.c
@@ -30,13 +31,14 @@ BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
 .PHONY: all help setup build unit test check module vmtest vmtest-integrity kbench bench format format-check clean distclean run
+.PHONY: fuzz-build fuzz fuzz-short
 
 all: build
 
 help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
-	@echo "make test          setup, build, unit tests, format-check, check, vmtest, blktests-quick, intree-check,"
-	@echo "                   vmtest-patched (what CI runs)"
+	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest, blktests-quick,"
+	@echo "                   intree-check, vmtest-patched (what CI runs)"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
 	@echo "make unit          build, then run the test suites with ctest"
@@ -59,6 +61,10 @@ help:
 	@echo "make intree-check  apply the series to linux-source-6.1 and build block/ (=y, =m)"
 	@echo "make vmtest-patched  build a patched kernel, run the VM suite on it built in (part of make test)"
 	@echo "make vmtest-debug  the same on a KASAN + lockdep + kmemleak + fault-injection kernel (not in make test)"
+	@echo "make fuzz          build $(FUZZ_DIR) (clang, libFuzzer) and fuzz each of efqsim's inputs for"
+	@echo "                   FUZZ_SECONDS (default 60) seconds: job files, devices, blktrace, blkparse, the"
+	@echo "                   command line, a bounded run"
+	@echo "make fuzz-short    the same, 20 s each (part of make test)"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
@@ -79,7 +85,26 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-test: setup build unit format-check check vmtest blktests-quick intree-check vmtest-patched
+test: setup build unit fuzz-short format-check check vmtest blktests-quick intree-check vmtest-patched
+
+# --- fuzzing: libFuzzer harnesses of efqsim's inputs (tests/fuzz) -------------
+# build/fuzz: clang with -fsanitize=fuzzer,address,undefined (EFQ_FUZZ);
+# scripts/fuzz generates the seeds and dictionary, runs each harness for
+# FUZZ_SECONDS and fails on any crash, hang, leak or sanitizer report
+# (Documentation/sim/efqsim.rst, "Fuzzing").  fuzz-short: 20 s each from
+# the seeds alone (--fresh), about 2.5 minutes in all (part of make test).
+FUZZ_DIR := build/fuzz
+FUZZ_SECONDS ?= 60
+fuzz-build: setup
+	@cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug -DEFQ_SANITIZE=ON -DEFQ_FUZZ=ON \
+		-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+	cmake --build $(FUZZ_DIR) -j$(JOBS)
+
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
+
+fuzz-short: fuzz-build
+	@FUZZ_SECONDS=20 scripts/fuzz --fresh
 
 # --- kernel: style, sparse and the module build ----------------------------
 check: setup
@@ -216,7 +241,7 @@ format-check: setup
 	@scripts/docs-check
 
 clean:
-	rm -rf $(TEST_DIR) $(BENCH_DIR) build/kmod build/kmod-6.12 build/check
+	rm -rf $(TEST_DIR) $(BENCH_DIR) $(FUZZ_DIR) build/kmod build/kmod-6.12 build/check
 
 distclean:
 	rm -rf build

@@ -4,6 +4,7 @@
 
 #include "device.h"
 
+#include "common/text.h"
 #include "hdd.h"
 #include "multipath.h"
 #include "null_device.h"
@@ -34,13 +35,15 @@ bool parse_inline_spec(const std::string &spec, ParamFile *f, std::string *err)
 		n++;
 		size_t eq = kv.find('=');
 		if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) {
-			*err = "device '" + spec + "': '" + kv + "' is not key=value";
+			*err = printable("device '" + excerpt(spec) + "': '" + excerpt(kv) +
+					 "' is not key=value");
 			return false;
 		}
 		std::string key = kv.substr(0, eq);
 		for (const Setting &s : f->settings)
 			if (s.key == key) {
-				*err = "device '" + spec + "': " + key + " given twice";
+				*err = printable("device '" + excerpt(spec) + "': " + excerpt(key) +
+						 " given twice");
 				return false;
 			}
 		f->settings.push_back({key, kv.substr(eq + 1), n});

@@ -3,6 +3,8 @@
 
 #include "params.h"
 
+#include "common/text.h"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -39,7 +41,7 @@ bool valid_key(std::string_view k)
 
 std::string at(const std::string &where, const std::string &message)
 {
-	return where.empty() ? message : where + ": " + message;
+	return printable(where.empty() ? message : where + ": " + message);
 }
 
 bool parse_real(std::string_view s, double *v)
@@ -119,13 +121,13 @@ bool parse_param_text(std::string_view text, const std::string &path, ParamFile 
 			continue;
 		size_t eq = l.find('=');
 		if (eq == std::string_view::npos) {
-			*err = at(where, "expected 'key = value', got '" + std::string(l) + "'");
+			*err = at(where, "expected 'key = value', got '" + excerpt(l) + "'");
 			return false;
 		}
 		std::string_view key = trim(l.substr(0, eq));
 		std::string_view value = trim(l.substr(eq + 1));
 		if (!valid_key(key)) {
-			*err = at(where, "bad parameter name '" + std::string(key) + "'");
+			*err = at(where, "bad parameter name '" + excerpt(key) + "'");
 			return false;
 		}
 		if (value.empty()) {
@@ -144,7 +146,7 @@ bool parse_param_text(std::string_view text, const std::string &path, ParamFile 
 		if (key == "model") {
 			if (value != "hdd" && value != "ssd" && value != "null" &&
 			    value != "multipath") {
-				*err = at(where, "model: unknown model '" + std::string(value) +
+				*err = at(where, "model: unknown model '" + excerpt(value) +
 							 "' (hdd, ssd, null or multipath)");
 				return false;
 			}

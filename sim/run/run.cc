@@ -93,6 +93,8 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 		return Status::bad_input;
 	blk::Model &model = *m;
 
+	if (setup.prepare_jobs)
+		setup.prepare_jobs(jobs);
 	int64_t start = model.now();
 	workload::JobEngine engine(model, std::move(jobs));
 	if (!engine.start()) {

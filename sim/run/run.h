@@ -47,6 +47,9 @@ struct Setup {
 	// Called with the device before the run starts (e.g. to trace what
 	// it decides); may be empty.
 	std::function<void(dev::Device &)> prepare_device;
+	// Called with a job run's parsed jobs before they start (the fuzzers
+	// bound each job's time and IO); may be empty.
+	std::function<void(std::vector<workload::JobSpec> &)> prepare_jobs;
 };
 
 enum class Status {

@@ -682,6 +682,8 @@ void sim_lock_errors_reset(void)
 
 /* ---- modules ---- */
 
+} // extern "C": the module table is C++ (clang: -Wreturn-type-c-linkage)
+
 namespace {
 struct Module {
 	std::string file;
@@ -708,6 +710,8 @@ Module &module_for(const char *file)
 	return modules().back();
 }
 } // namespace
+
+extern "C" {
 
 void sim_module_register_init(initcall_t fn, const char *name, const char *file)
 {

@@ -4,10 +4,14 @@
 
 #include "workload/jobfile.h"
 
+#include "common/text.h"
 #include "workload/rng.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -72,6 +76,9 @@ constexpr uint64_t kFileAlign = kMiB;
 // The largest block size: one Io carries a uint32_t byte count; stay well
 // inside it.
 constexpr uint64_t kMaxBs = 256 * kMiB;
+// The longest cgroup name the simulated blkcg takes (sim_name[64] of the
+// shim's struct blkcg, sim/include/blk-cgroup.h).
+constexpr size_t kMaxCgroupName = 63;
 
 std::string lower(std::string s)
 {
@@ -676,9 +683,17 @@ std::string opt_cgroup(Draft &d, const Value &v, const ParseContext &)
 		if (part.empty() || part == "." || part == "..")
 			return "'" + v.text +
 			       "' is not a cgroup path (no empty, '.' or '..' parts)";
-		for (const char c : part)
-			if (std::isspace(static_cast<unsigned char>(c)))
+		for (const char c : part) {
+			const auto u = static_cast<unsigned char>(c);
+			if (std::isspace(u))
 				return "'" + v.text + "': cgroup names cannot contain spaces";
+			if (u < 0x20 || u == 0x7f)
+				return "'" + v.text +
+				       "': cgroup names cannot contain control characters";
+		}
+		if (part.size() > kMaxCgroupName)
+			return "'" + v.text + "': cgroup name '" + part + "' is longer than " +
+			       std::to_string(kMaxCgroupName) + " bytes (efqsim's limit)";
 	}
 	d.cgroup = path;
 	return "";
@@ -851,153 +866,155 @@ const std::vector<std::pair<std::vector<std::string>, Handler>> &options()
 
 // fio options efqsim knows of and does not model: a clearer message than
 // "unknown option".
+const char *const kUnsupported[] = {
+	"loops",
+	"nrfiles",
+	"filesize",
+	"file_service_type",
+	"openfiles",
+	"fadvise_hint",
+	"fallocate",
+	"fsync_on_close",
+	"fdatasync",
+	"sync",
+	"rate",
+	"rate_min",
+	"rate_iops",
+	"rate_iops_min",
+	"rate_process",
+	"ratecycle",
+	"bssplit",
+	"bsrange",
+	"blocksize_range",
+	"bs_unaligned",
+	"blockalign",
+	"ba",
+	"bs_is_seq_rand",
+	"random_distribution",
+	"percentage_random",
+	"random_generator",
+	"allrandrepeat",
+	"rw_sequencer",
+	"zonemode",
+	"zonesize",
+	"zonerange",
+	"zoneskip",
+	"iodepth_batch",
+	"iodepth_batch_submit",
+	"iodepth_batch_complete",
+	"iodepth_batch_complete_min",
+	"iodepth_batch_complete_max",
+	"iodepth_low",
+	"io_submit_mode",
+	"verify",
+	"do_verify",
+	"verify_pattern",
+	"buffer_pattern",
+	"refill_buffers",
+	"scramble_buffers",
+	"buffer_compress_percentage",
+	"dedupe_percentage",
+	"nice",
+	"cpus_allowed",
+	"cpumask",
+	"numa_cpu_nodes",
+	"numa_mem_policy",
+	"exitall",
+	"exitall_on_error",
+	"exec_prerun",
+	"exec_postrun",
+	"pre_read",
+	"unlink",
+	"unlink_each_loop",
+	"create_on_open",
+	"create_only",
+	"lockfile",
+	"overwrite",
+	"thinktime_spin",
+	"thinktime_blocks_type",
+	"thinktime_iotime",
+	"cmdprio",
+	"cmdprio_percentage",
+	"cmdprio_class",
+	"cmdprio_bssplit",
+	"hipri",
+	"fixedbufs",
+	"registerfiles",
+	"sqthread_poll",
+	"userspace_reap",
+	"per_job_logs",
+	"log_offset",
+	"log_max_value",
+	"log_hist_msec",
+	"write_hist_log",
+	"log_compression",
+	"disable_lat",
+	"disable_clat",
+	"disable_slat",
+	"disable_bw_measurement",
+	"gtod_reduce",
+	"clocksource",
+	"cgroup_nodelete",
+	"uid",
+	"gid",
+	"flow",
+	"flow_id",
+	"steadystate",
+	"ss",
+	"ss_duration",
+	"ss_ramp",
+	"number_ios",
+	"io_size_percent",
+	"significant_figures",
+	"percentile_list",
+	"clat_percentiles",
+	"lat_percentiles",
+	"slat_percentiles",
+	"continue_on_error",
+	"ignore_error",
+	"error_dump",
+	"mem",
+	"iomem",
+	"iomem_align",
+	"hugepage-size",
+	"trim_percentage",
+	"trim_verify_zero",
+	"trim_backlog",
+	"replay_redirect",
+	"read_iolog",
+	"write_iolog",
+	"iolog",
+	"replay_no_stall",
+	"serialize_overlap",
+	"atomic",
+	"ioprio",
+	"priohint",
+	"stats",
+	"unified_rw_reporting",
+	"experimental_verify",
+	"max_latency",
+	"latency_target",
+	"latency_window",
+	"latency_percentile",
+	"offset_align",
+	"job_start_clock_id",
+	"filename_format",
+	"unique_filename",
+	"opendir",
+	"file_append",
+	"pre_read",
+	"sync_file_range",
+	"write_barrier",
+	"lat_log",
+	"bwavgtime",
+	"iopsavgtime",
+	"size_percent",
+};
+
 bool known_unsupported(const std::string &key)
 {
-	static const char *const names[] = {
-		"loops",
-		"nrfiles",
-		"filesize",
-		"file_service_type",
-		"openfiles",
-		"fadvise_hint",
-		"fallocate",
-		"fsync_on_close",
-		"fdatasync",
-		"sync",
-		"rate",
-		"rate_min",
-		"rate_iops",
-		"rate_iops_min",
-		"rate_process",
-		"ratecycle",
-		"bssplit",
-		"bsrange",
-		"blocksize_range",
-		"bs_unaligned",
-		"blockalign",
-		"ba",
-		"bs_is_seq_rand",
-		"random_distribution",
-		"percentage_random",
-		"random_generator",
-		"allrandrepeat",
-		"rw_sequencer",
-		"zonemode",
-		"zonesize",
-		"zonerange",
-		"zoneskip",
-		"iodepth_batch",
-		"iodepth_batch_submit",
-		"iodepth_batch_complete",
-		"iodepth_batch_complete_min",
-		"iodepth_batch_complete_max",
-		"iodepth_low",
-		"io_submit_mode",
-		"verify",
-		"do_verify",
-		"verify_pattern",
-		"buffer_pattern",
-		"refill_buffers",
-		"scramble_buffers",
-		"buffer_compress_percentage",
-		"dedupe_percentage",
-		"nice",
-		"cpus_allowed",
-		"cpumask",
-		"numa_cpu_nodes",
-		"numa_mem_policy",
-		"exitall",
-		"exitall_on_error",
-		"exec_prerun",
-		"exec_postrun",
-		"pre_read",
-		"unlink",
-		"unlink_each_loop",
-		"create_on_open",
-		"create_only",
-		"lockfile",
-		"overwrite",
-		"thinktime_spin",
-		"thinktime_blocks_type",
-		"thinktime_iotime",
-		"cmdprio",
-		"cmdprio_percentage",
-		"cmdprio_class",
-		"cmdprio_bssplit",
-		"hipri",
-		"fixedbufs",
-		"registerfiles",
-		"sqthread_poll",
-		"userspace_reap",
-		"per_job_logs",
-		"log_offset",
-		"log_max_value",
-		"log_hist_msec",
-		"write_hist_log",
-		"log_compression",
-		"disable_lat",
-		"disable_clat",
-		"disable_slat",
-		"disable_bw_measurement",
-		"gtod_reduce",
-		"clocksource",
-		"cgroup_nodelete",
-		"uid",
-		"gid",
-		"flow",
-		"flow_id",
-		"steadystate",
-		"ss",
-		"ss_duration",
-		"ss_ramp",
-		"number_ios",
-		"io_size_percent",
-		"significant_figures",
-		"percentile_list",
-		"clat_percentiles",
-		"lat_percentiles",
-		"slat_percentiles",
-		"continue_on_error",
-		"ignore_error",
-		"error_dump",
-		"mem",
-		"iomem",
-		"iomem_align",
-		"hugepage-size",
-		"trim_percentage",
-		"trim_verify_zero",
-		"trim_backlog",
-		"replay_redirect",
-		"read_iolog",
-		"write_iolog",
-		"iolog",
-		"replay_no_stall",
-		"serialize_overlap",
-		"atomic",
-		"ioprio",
-		"priohint",
-		"stats",
-		"unified_rw_reporting",
-		"experimental_verify",
-		"max_latency",
-		"latency_target",
-		"latency_window",
-		"latency_percentile",
-		"offset_align",
-		"job_start_clock_id",
-		"filename_format",
-		"unique_filename",
-		"opendir",
-		"file_append",
-		"pre_read",
-		"sync_file_range",
-		"write_barrier",
-		"lat_log",
-		"bwavgtime",
-		"iopsavgtime",
-		"size_percent",
-	};
-	return std::find(std::begin(names), std::end(names), key) != std::end(names);
+	return std::find(std::begin(kUnsupported), std::end(kUnsupported), key) !=
+	       std::end(kUnsupported);
 }
 
 Handler find_option(const std::string &key, std::string *canonical)
@@ -1049,11 +1066,13 @@ public:
 				continue;
 			if (line.front() == '[') {
 				if (line.back() != ']' || line.size() < 3)
-					return fail(loc, "malformed section header '" + line +
+					return fail(loc, "malformed section header '" +
+								 excerpt(line) +
 								 "' (expected [name])");
 				const std::string name = trim(line.substr(1, line.size() - 2));
 				if (name.empty() || name.find_first_of("[]") != std::string::npos)
-					return fail(loc, "malformed section header '" + line + "'");
+					return fail(loc, "malformed section header '" +
+								 excerpt(line) + "'");
 				if (!finish_job())
 					return false;
 				if (name == "global") {
@@ -1078,7 +1097,7 @@ public:
 			if (where == None)
 				return fail(
 					loc,
-					"option '" + line +
+					"option '" + excerpt(line) +
 						"' outside a section (start a job with [name] or "
 						"defaults with [global])");
 			if (!apply_line(*cur, line, loc, where == Global))
@@ -1100,7 +1119,7 @@ public:
 private:
 	bool fail(const Loc &loc, const std::string &msg, bool no_line = false)
 	{
-		error = no_line ? loc.file + ": " + msg : loc.str() + ": " + msg;
+		error = printable(no_line ? loc.file + ": " + msg : loc.str() + ": " + msg);
 		return false;
 	}
 
@@ -1120,7 +1139,7 @@ private:
 				return fail(loc, "option '" + key + "' has an empty value");
 		}
 		if (key.empty())
-			return fail(loc, "missing option name in '" + line + "'");
+			return fail(loc, "missing option name in '" + excerpt(line) + "'");
 		if (v.text.find("${") != std::string::npos)
 			return fail(loc,
 				    key + ": environment variables (${...}) are not supported");
@@ -1135,7 +1154,7 @@ private:
 			if (known_unsupported(key))
 				return fail(loc,
 					    "fio option '" + key + "' is not supported by efqsim");
-			return fail(loc, "unknown option '" + key + "'");
+			return fail(loc, "unknown option '" + excerpt(key) + "'");
 		}
 		if (global && canonical == "name")
 			return fail(loc,
@@ -1448,9 +1467,16 @@ std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const
 {
 	std::vector<JobSource> sources;
 	for (const auto &path : paths) {
+		std::error_code ec;
+		if (std::filesystem::is_directory(path, ec)) {
+			*err = printable(path + ": is a directory, not a job file");
+			return {};
+		}
+		errno = 0;
 		std::ifstream f(path, std::ios::binary);
 		if (!f) {
-			*err = path + ": cannot read the job file";
+			*err = printable(path + ": cannot read the job file" +
+					 (errno ? std::string(": ") + std::strerror(errno) : ""));
 			return {};
 		}
 		std::stringstream ss;
@@ -1458,6 +1484,15 @@ std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const
 		sources.push_back(JobSource{path, ss.str()});
 	}
 	return parse_jobs(sources, ctx, err, info);
+}
+
+std::vector<std::string> option_names()
+{
+	std::vector<std::string> names;
+	for (const auto &[aliases, handler] : options())
+		names.insert(names.end(), aliases.begin(), aliases.end());
+	names.insert(names.end(), std::begin(kUnsupported), std::end(kUnsupported));
+	return names;
 }
 
 } // namespace efqsim::workload

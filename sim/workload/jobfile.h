@@ -143,4 +143,9 @@ std::optional<uint64_t> parse_size(const std::string &s, unsigned int kb_base, s
 // Returns ns.
 std::optional<int64_t> parse_time(const std::string &s, int64_t default_unit_ns, std::string *err);
 
+// Every option name the parser knows: its own options with their aliases,
+// then the fio options it knows of and rejects as not supported (the
+// fuzzers' dictionary, tests/fuzz).
+std::vector<std::string> option_names();
+
 } // namespace efqsim::workload

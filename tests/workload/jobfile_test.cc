@@ -537,7 +537,7 @@ TEST(JobfileLayout, ReadsFilesFromDisk)
 	EXPECT_EQ(jobs[0].where, path + ":1");
 	jobs = parse_jobfiles({"/nonexistent/x.fio"}, ctx(), &err);
 	EXPECT_TRUE(jobs.empty());
-	EXPECT_EQ(err, "/nonexistent/x.fio: cannot read the job file");
+	EXPECT_EQ(err, "/nonexistent/x.fio: cannot read the job file: No such file or directory");
 }
 
 // --- errors: every one names file:line ---------------------------------------------------
