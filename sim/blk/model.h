@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <queue>
@@ -243,7 +244,7 @@ private:
 	std::vector<std::unique_ptr<Task>> tasks_;
 	std::map<std::string, std::unique_ptr<Cgroup>> cgroups_;
 	std::vector<Cgroup *> cgroup_by_tag_;
-	std::vector<Bio *> waiters_; // FIFO of bios waiting for a tag
+	std::list<Bio *> waiters_; // FIFO of bios waiting for a tag
 	std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
 	uint64_t seq_ = 0;
 	bool run_pending_ = false;
