@@ -921,10 +921,16 @@ std::vector<report::GroupResult> Model::group_results()
 		if (cg->blkcg == &blkcg_root) {
 			b = dev_->busy_total();
 		} else {
-			for (auto &[p2, c2] : cgroups_)
-				if ((p2 == path || p2.rfind(path + "/", 0) == 0) &&
-				    c2->tag < busy.size())
-					b += busy[c2->tag];
+			// the cgroup, then its descendants: the paths that start
+			// with "path/", next to each other in the map's order
+			if (cg->tag < busy.size())
+				b += busy[cg->tag];
+			const std::string below = path + "/";
+			for (auto it = cgroups_.lower_bound(below);
+			     it != cgroups_.end() && it->first.compare(0, below.size(), below) == 0;
+			     ++it)
+				if (it->second->tag < busy.size())
+					b += busy[it->second->tag];
 		}
 		g.device_busy_ms = static_cast<double>(b) / 1e6;
 		out.push_back(g);

@@ -92,6 +92,8 @@ private:
 	std::vector<std::unique_ptr<Job>> jobs_;
 	std::unique_ptr<PageCache> cache_;
 	int segments_ = 0, segment_ = 0;
+	std::vector<std::vector<size_t>> segment_jobs_; // job indices per segment
+	size_t segment_left_ = 0;			// jobs of segment_ not done
 	size_t done_ = 0;
 	int64_t end_time_ = 0;
 	bool started_ = false;
