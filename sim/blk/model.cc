@@ -874,6 +874,16 @@ uint64_t Model::outstanding() const
 	return (rqs_.size() - free_tags_.size()) + waiters_.size();
 }
 
+void Model::cancel_waiters()
+{
+	for (Bio *b : waiters_) {
+		sbitmap_finish_wait(&sched_tags_->bitmap_tags, nullptr, &b->wait);
+		sim_blkg_put(b->bio.bi_blkg);
+		delete b;
+	}
+	waiters_.clear();
+}
+
 bool Model::drain(int64_t limit)
 {
 	bool progressed = true;

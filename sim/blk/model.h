@@ -151,6 +151,11 @@ public:
 	bool drain(int64_t limit);
 	// Requests queued in the scheduler or in flight.
 	uint64_t outstanding() const;
+	// Abandons the bios whose submitters sleep for a tag: they end
+	// without completing (their callbacks are not called) and nothing of
+	// them is left.  For a run given up at its time limit, so that what
+	// drains is bounded by the tags, not by the backlog.
+	void cancel_waiters();
 
 	const Counters &counters() const { return counters_; }
 	const dev::Device &device() const { return *dev_; }

@@ -168,6 +168,9 @@ struct RunResult {
 	// The [global] section's options as written, in order: JSON "global
 	// options" (left out when empty).
 	std::vector<std::pair<std::string, std::string>> global_options;
+	// Non-empty when the run stopped before its jobs ended (the
+	// simulated-time limit): why.  The report covers the run up to then.
+	std::string stopped;
 };
 
 } // namespace efqsim::report

@@ -167,6 +167,8 @@ void print_efq(std::ostream &out, const RunResult &r)
 	    << ", hierarchical=" << (r.hierarchical ? 1 : 0) << ", nr_requests=" << r.nr_requests
 	    << ", seed=" << r.seed
 	    << ", duration=" << fixed(static_cast<double>(r.duration_ns) / 1e6, 3) << "msec\n";
+	if (!r.stopped.empty())
+		out << "  stopped: " << r.stopped << "\n";
 	out << "  tunables:";
 	if (r.tunables.empty())
 		out << " (none)";

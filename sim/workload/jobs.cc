@@ -145,8 +145,17 @@ void JobEngine::start_segment(int segment)
 	}
 }
 
+void JobEngine::stop_all()
+{
+	stopped_ = true;
+	for (auto &job : jobs_)
+		job->stop = true;
+}
+
 void JobEngine::begin(size_t j)
 {
+	if (stopped_)
+		return;
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
 	const int64_t now = host_.now();
@@ -387,7 +396,8 @@ void JobEngine::maybe_finish(size_t j)
 {
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
-	if (job.state != Job::Running || !job.stop || job.inflight || job.fsyncing || job.thinking)
+	if (job.state != Job::Running || !job.stop || job.inflight || job.fsyncing ||
+	    job.thinking || stopped_)
 		return;
 	if (s.end_fsync && s.writes() && !job.end_fsync_done && cache_) {
 		job.fsyncing = true;
