@@ -4,7 +4,8 @@
 // plus what each cgroup got.  The command line is sim/cli/.
 //
 // Exit status: 0 success, 1 bad input (a clear message on stderr), 2 an
-// internal error (an invariant of the simulation broke).
+// internal error (an invariant of the simulation broke) or a run that
+// reached the simulated-time limit (its report so far is printed first).
 #include "cli/cli.h"
 
 int main(int argc, char **argv)

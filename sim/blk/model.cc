@@ -559,26 +559,25 @@ void Model::free_request(struct request *rq)
 void Model::wake_waiters()
 {
 	// In order; one that cannot have a tag (a shallow depth) does not hold
-	// up those behind it that can.
-	for (size_t i = 0; i < waiters_.size();) {
-		Bio *b = waiters_[i];
+	// up those behind it that can.  Each waiter is taken off the list while
+	// it tries and put back in its place if it must sleep on: the cost is
+	// that of the waiters tried, not of the list (alloc_request() never
+	// adds or removes a waiter: the queue run it may do completes nothing,
+	// the device completes later, and a request it frees only schedules a
+	// wake-up).
+	for (auto it = waiters_.begin(); it != waiters_.end();) {
+		Bio *b = *it;
 		set_current(b->task);
-		std::vector<Bio *> tail(waiters_.begin() + static_cast<long>(i) + 1,
-					waiters_.end());
-		waiters_.resize(i);
+		auto next = waiters_.erase(it);
 		// woken: it stops counting as a waiter before it tries
 		// (sbitmap_finish_wait()), and counts again if it must sleep on
 		sbitmap_finish_wait(&sched_tags_->bitmap_tags, nullptr, &b->wait);
-		bool got = alloc_request(b);
-		// alloc_request() may have run the queue, completing nothing (the
-		// device completes later), so no sleeper was added meanwhile
-		if (!got) {
+		if (alloc_request(b)) {
+			it = next;
+		} else {
 			sbitmap_prepare_to_wait(&sched_tags_->bitmap_tags, nullptr, &b->wait, 0);
-			waiters_.push_back(b);
+			it = std::next(waiters_.insert(next, b));
 		}
-		waiters_.insert(waiters_.end(), tail.begin(), tail.end());
-		if (!got)
-			i++;
 		if (free_tags_.empty())
 			break;
 	}
@@ -875,6 +874,16 @@ uint64_t Model::outstanding() const
 	return (rqs_.size() - free_tags_.size()) + waiters_.size();
 }
 
+void Model::cancel_waiters()
+{
+	for (Bio *b : waiters_) {
+		sbitmap_finish_wait(&sched_tags_->bitmap_tags, nullptr, &b->wait);
+		sim_blkg_put(b->bio.bi_blkg);
+		delete b;
+	}
+	waiters_.clear();
+}
+
 bool Model::drain(int64_t limit)
 {
 	bool progressed = true;
@@ -922,10 +931,16 @@ std::vector<report::GroupResult> Model::group_results()
 		if (cg->blkcg == &blkcg_root) {
 			b = dev_->busy_total();
 		} else {
-			for (auto &[p2, c2] : cgroups_)
-				if ((p2 == path || p2.rfind(path + "/", 0) == 0) &&
-				    c2->tag < busy.size())
-					b += busy[c2->tag];
+			// the cgroup, then its descendants: the paths that start
+			// with "path/", next to each other in the map's order
+			if (cg->tag < busy.size())
+				b += busy[cg->tag];
+			const std::string below = path + "/";
+			for (auto it = cgroups_.lower_bound(below);
+			     it != cgroups_.end() && it->first.compare(0, below.size(), below) == 0;
+			     ++it)
+				if (it->second->tag < busy.size())
+					b += busy[it->second->tag];
 		}
 		g.device_busy_ms = static_cast<double>(b) / 1e6;
 		out.push_back(g);

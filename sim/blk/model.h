@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <queue>
@@ -150,6 +151,11 @@ public:
 	bool drain(int64_t limit);
 	// Requests queued in the scheduler or in flight.
 	uint64_t outstanding() const;
+	// Abandons the bios whose submitters sleep for a tag: they end
+	// without completing (their callbacks are not called) and nothing of
+	// them is left.  For a run given up at its time limit, so that what
+	// drains is bounded by the tags, not by the backlog.
+	void cancel_waiters();
 
 	const Counters &counters() const { return counters_; }
 	const dev::Device &device() const { return *dev_; }
@@ -243,7 +249,7 @@ private:
 	std::vector<std::unique_ptr<Task>> tasks_;
 	std::map<std::string, std::unique_ptr<Cgroup>> cgroups_;
 	std::vector<Cgroup *> cgroup_by_tag_;
-	std::vector<Bio *> waiters_; // FIFO of bios waiting for a tag
+	std::list<Bio *> waiters_; // FIFO of bios waiting for a tag
 	std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
 	uint64_t seq_ = 0;
 	bool run_pending_ = false;

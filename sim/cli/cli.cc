@@ -170,7 +170,8 @@ std::function<void(int64_t)> progress_line(const std::string &prefix, bool *show
 }
 
 // After a run: clear the progress line, then exit 1 on bad input or 2 on
-// an internal error.
+// an internal error.  A run that reached the simulated-time limit goes on
+// to print its report; end_run() then says so and exits 2.
 void finish_run(efqsim::run::Status st, const std::string &err, bool shown)
 {
 	if (shown)
@@ -179,6 +180,16 @@ void finish_run(efqsim::run::Status st, const std::string &err, bool shown)
 		bad_input(err);
 	if (st == efqsim::run::Status::internal)
 		internal_error(err);
+}
+
+// The exit status of a run whose report was written: 0, or 2 (with the
+// message) when it stopped at the simulated-time limit.
+int end_run(efqsim::run::Status st, const std::string &err)
+{
+	if (st != efqsim::run::Status::time_limit)
+		return 0;
+	std::cerr << "efqsim: " << err << "\n";
+	return 2;
 }
 
 // Parses argv; --help and --version exit here.  compare and replay: the
@@ -400,7 +411,7 @@ int compare_main(const Options &o, const SetupHook &adjust)
 	out->flush();
 	if (!*out)
 		bad_input("cannot write the report");
-	return 0;
+	return end_run(st, err);
 }
 
 int replay_main(const Options &o, const SetupHook &adjust)
@@ -432,7 +443,7 @@ int replay_main(const Options &o, const SetupHook &adjust)
 	out->flush();
 	if (!*out)
 		bad_input("cannot write the report");
-	return 0;
+	return end_run(st, err);
 }
 
 int run_main(int argc, char **argv, const SetupHook &adjust)
@@ -489,12 +500,13 @@ int run_main(int argc, char **argv, const SetupHook &adjust)
 		*out << efqsim::report::to_json(r);
 	else
 		efqsim::report::print_text(r, *out);
-	if (!efqsim::report::write_logs(r, "", &err))
-		bad_input(err);
+	std::string log_err;
+	if (!efqsim::report::write_logs(r, "", &log_err))
+		bad_input(log_err);
 	out->flush();
 	if (!*out)
 		bad_input("cannot write the report");
-	return 0;
+	return end_run(st, err);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace efqsim::report::detail {
 
@@ -127,8 +128,9 @@ std::vector<Unit> report_units(const RunResult &r)
 std::vector<int> reporting_groups(const RunResult &r)
 {
 	std::vector<int> ids;
+	std::set<int> seen;
 	for (const JobResult &j : r.jobs)
-		if (std::find(ids.begin(), ids.end(), j.groupid) == ids.end())
+		if (seen.insert(j.groupid).second)
 			ids.push_back(j.groupid);
 	return ids;
 }
@@ -148,11 +150,6 @@ static std::vector<std::string> components(const std::string &path)
 	return c;
 }
 
-static bool is_ancestor(const std::vector<std::string> &a, const std::vector<std::string> &b)
-{
-	return a.size() < b.size() && std::equal(a.begin(), a.end(), b.begin());
-}
-
 std::vector<GroupRow> group_rows(const RunResult &r)
 {
 	struct Item {
@@ -165,11 +162,18 @@ std::vector<GroupRow> group_rows(const RunResult &r)
 	std::stable_sort(items.begin(), items.end(),
 			 [](const Item &a, const Item &b) { return a.path < b.path; });
 
+	// A top-level group: none of its ancestors is a group of the run.
+	std::set<std::vector<std::string>> paths;
+	for (const Item &it : items)
+		paths.insert(it.path);
 	long double time_total = 0, busy_total = 0;
 	for (const Item &it : items) {
-		bool top = std::none_of(items.begin(), items.end(), [&](const Item &o) {
-			return is_ancestor(o.path, it.path);
-		});
+		bool top = true;
+		std::vector<std::string> up = it.path;
+		while (top && !up.empty()) {
+			up.pop_back();
+			top = !paths.count(up);
+		}
 		if (top) {
 			time_total += it.g->disk_time_ms;
 			busy_total += it.g->device_busy_ms;

@@ -88,6 +88,8 @@ Json efq_object(const RunResult &r)
 	o["tunables"] = std::move(t);
 	o["seed"] = r.seed;
 	o["duration_ms"] = static_cast<double>(r.duration_ns) / 1e6;
+	if (!r.stopped.empty())
+		o["stopped"] = r.stopped;
 	Json groups = Json::array();
 	for (const GroupRow &row : group_rows(r)) {
 		const GroupResult &g = *row.g;

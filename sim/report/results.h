@@ -3,13 +3,76 @@
 // simulated block layer (groups, device), printed by sim/report.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace efqsim::report {
+
+// Latency samples counted in log-linear buckets (sim/report/latency.cc):
+// values below 128 ns have a bucket each; above, every power of two is cut
+// into 64 equal buckets.  Read as a map from each bucket's lower bound (ns)
+// to its count, in ascending order, listing only the buckets that have
+// samples.  Stored as one array of 64 counts per power of two that has
+// samples: add() is an index, not a search, whatever the range of values.
+class Histogram {
+public:
+	using value_type = std::pair<int64_t, uint64_t>; // lower bound, count
+
+	class const_iterator {
+	public:
+		using value_type = Histogram::value_type;
+		using difference_type = std::ptrdiff_t;
+		using iterator_category = std::forward_iterator_tag;
+		using pointer = void;
+		using reference = value_type;
+		const_iterator() = default;
+		value_type operator*() const;
+		const_iterator &operator++();
+		const_iterator operator++(int)
+		{
+			const_iterator old = *this;
+			++*this;
+			return old;
+		}
+		bool operator==(const const_iterator &o) const
+		{
+			return row_ == o.row_ && col_ == o.col_;
+		}
+
+	private:
+		friend class Histogram;
+		const_iterator(const Histogram *h, size_t row, size_t col)
+		    : h_(h), row_(row), col_(col)
+		{
+		}
+		void settle(); // forward to a bucket with samples, or the end
+		const Histogram *h_ = nullptr;
+		size_t row_ = 0, col_ = 0;
+	};
+
+	// Counts @count more samples in the bucket of @ns (ns >= 0).
+	void add(int64_t ns, uint64_t count = 1);
+	// Buckets with samples.
+	size_t size() const { return buckets_; }
+	bool empty() const { return buckets_ == 0; }
+	// The count of the bucket whose lower bound is @lower; throws
+	// std::out_of_range if it has no samples (as std::map::at).
+	uint64_t at(int64_t lower) const;
+	const_iterator begin() const;
+	const_iterator end() const { return const_iterator(this, rows_.size(), 0); }
+	bool operator==(const Histogram &o) const;
+
+private:
+	// rows_[0]: the values 0..127; rows_[r], r >= 1: [2^(r+6), 2^(r+7)) in
+	// 64 buckets.  An unused row is empty.
+	std::vector<std::vector<uint64_t>> rows_;
+	size_t buckets_ = 0;
+};
 
 // Completion latencies of one direction of one job (or reporting group),
 // in ns.  Every sample is kept as a histogram with fio's bucket scheme
@@ -22,7 +85,7 @@ struct LatencyStats {
 	// Of the squares of all samples, for the stddev (add() and merge()
 	// keep it, like sum).
 	long double sum_sq = 0;
-	std::map<int64_t, uint64_t> histogram; // bucket lower bound (ns) -> count
+	Histogram histogram; // bucket lower bound (ns) -> count
 	void add(int64_t ns);
 	void merge(const LatencyStats &o);
 	int64_t percentile(double p) const; // p in (0, 100]
@@ -105,6 +168,9 @@ struct RunResult {
 	// The [global] section's options as written, in order: JSON "global
 	// options" (left out when empty).
 	std::vector<std::pair<std::string, std::string>> global_options;
+	// Non-empty when the run stopped before its jobs ended (the
+	// simulated-time limit): why.  The report covers the run up to then.
+	std::string stopped;
 };
 
 } // namespace efqsim::report

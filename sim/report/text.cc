@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <locale>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -127,15 +128,16 @@ void print_unit(std::ostream &out, const Unit &u)
 // One "READ:"/"WRITE:" line of a reporting group: the aggregate bandwidth
 // (all bytes over the longest runtime), the slowest and fastest job, the
 // bytes moved and the shortest and longest runtime.
-void print_group_dir(std::ostream &out, const char *name, const RunResult &r, int groupid,
-		     bool write)
+void print_group_dir(std::ostream &out, const char *name,
+		     const std::vector<const JobResult *> &jobs, bool write)
 {
 	uint64_t io = 0, bw_min = 0, bw_max = 0;
 	int64_t run_max_ns = 0, run_min_ms = 0, run_max_ms = 0;
 	bool any = false;
-	for (const JobResult &j : r.jobs) {
+	for (const JobResult *jp : jobs) {
+		const JobResult &j = *jp;
 		const DirStats &d = write ? j.write : j.read;
-		if (j.groupid != groupid || (!d.ios && !d.io_bytes))
+		if (!d.ios && !d.io_bytes)
 			continue;
 		uint64_t bw = bw_bytes(d);
 		int64_t ms = runtime_ms(d);
@@ -165,6 +167,8 @@ void print_efq(std::ostream &out, const RunResult &r)
 	    << ", hierarchical=" << (r.hierarchical ? 1 : 0) << ", nr_requests=" << r.nr_requests
 	    << ", seed=" << r.seed
 	    << ", duration=" << fixed(static_cast<double>(r.duration_ns) / 1e6, 3) << "msec\n";
+	if (!r.stopped.empty())
+		out << "  stopped: " << r.stopped << "\n";
 	out << "  tunables:";
 	if (r.tunables.empty())
 		out << " (none)";
@@ -217,10 +221,14 @@ void print_text(const RunResult &r, std::ostream &out)
 	s << "Starting " << n << (n == 1 ? " process" : " processes") << "\n\n";
 	for (const Unit &u : report_units(r))
 		print_unit(s, u);
+	// each reporting group's jobs, in job order
+	std::map<int, std::vector<const JobResult *>> members;
+	for (const JobResult &j : r.jobs)
+		members[j.groupid].push_back(&j);
 	for (int id : reporting_groups(r)) {
 		s << "\nRun status group " << id << " (all jobs):\n";
-		print_group_dir(s, "READ", r, id, false);
-		print_group_dir(s, "WRITE", r, id, true);
+		print_group_dir(s, "READ", members[id], false);
+		print_group_dir(s, "WRITE", members[id], true);
 	}
 	print_efq(s, r);
 	out << s.str();

@@ -162,6 +162,7 @@ Status compare(const Setup &base, const std::vector<std::string> &paths, Compari
 		}
 	}
 
+	std::vector<std::string> stopped; // runs that reached the time limit
 	for (const std::string &s : compare_schedulers()) {
 		// a scheduler without groups (mq-deadline) has one mode: flat
 		for (bool hier : {true, false}) {
@@ -183,7 +184,10 @@ Status compare(const Setup &base, const std::vector<std::string> &paths, Compari
 				starting(s + (hier ? " hierarchical" : " flat"));
 			report::RunResult r;
 			Status st = run_jobfiles(setup, paths, &r, err);
-			if (st != Status::ok) {
+			if (st == Status::time_limit) {
+				// its row covers the first 24 h; the others still run
+				stopped.push_back(s + (hier ? " hierarchical" : " flat"));
+			} else if (st != Status::ok) {
 				if (st == Status::internal)
 					*err = s + (hier ? " hierarchical" : " flat") + ": " + *err;
 				return st;
@@ -195,6 +199,14 @@ Status compare(const Setup &base, const std::vector<std::string> &paths, Compari
 				out->device = r.device;
 			out->rows.push_back(std::move(row));
 		}
+	}
+	if (!stopped.empty()) {
+		std::string runs;
+		for (const std::string &r : stopped)
+			runs += (runs.empty() ? "" : ", ") + r;
+		*err = "the simulated-time limit (24 h) was reached before the jobs finished in " +
+		       runs + ": their rows cover the first 24 h";
+		return Status::time_limit;
 	}
 	return Status::ok;
 }

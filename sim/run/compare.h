@@ -62,7 +62,9 @@ struct Comparison {
 // schedulers that have it (the row notes the others); one that no scheduler
 // has, "hierarchical" (compare sets it itself), or a value a scheduler
 // rejects is bad input.  @starting (may be empty) is told each run's name
-// ("cfq hierarchical") as it starts.
+// ("cfq hierarchical") as it starts.  A run that reaches the simulated-time
+// limit keeps its row (the first 24 h) and the others still run; then
+// Status::time_limit, *err naming those runs.
 Status compare(const Setup &base, const std::vector<std::string> &paths, Comparison *out,
 	       std::string *err, const std::function<void(const std::string &)> &starting = {});
 

@@ -22,9 +22,11 @@ namespace efqsim::run {
 namespace {
 
 constexpr int64_t kSec = 1'000'000'000;
-constexpr int64_t kMaxExtraNs = 24 * 3600 * kSec;
 // A longer trace has corrupt time stamps (and would overflow simulated time).
 constexpr int64_t kMaxSpanNs = 30 * 24 * 3600 * kSec;
+// How much earlier than its queue a completion may be stamped (the CPUs'
+// clocks of a recording differ by microseconds).
+constexpr int64_t kMaxSkewNs = kSec;
 
 std::string normalize_group(std::string g)
 {
@@ -274,13 +276,35 @@ private:
 	// False (and err_) if @r's time stamp is beyond any sane trace.
 	bool sane(const trace::IoRecord &r)
 	{
-		if (r.queue_ns - q0_ <= kMaxSpanNs && r.queue_ns >= q0_ - kMaxSpanNs)
-			return true;
-		err_ = "the trace's time stamps jump by more than 30 days (at an IO queued at " +
-		       std::to_string(r.queue_ns) + " ns): a corrupt trace?";
-		return false;
+		if (r.queue_ns - q0_ > kMaxSpanNs || r.queue_ns < q0_ - kMaxSpanNs) {
+			err_ = "the trace's time stamps jump by more than 30 days (at an IO "
+			       "queued at " +
+			       std::to_string(r.queue_ns) + " ns): a corrupt trace?";
+			return false;
+		}
+		// A completion a little before its queue is the CPUs' clocks
+		// disagreeing; one long before it is a corrupt time stamp (in
+		// closed loop the next IO would wait that long).
+		if (r.complete_ns >= 0 && r.complete_ns < r.queue_ns - kMaxSkewNs) {
+			char b[160];
+			std::snprintf(b, sizeof(b),
+				      "the IO queued at %" PRId64 " ns (sector %" PRIu64
+				      ") completes %.3f s before it was queued",
+				      r.queue_ns, r.sector,
+				      static_cast<double>(r.queue_ns - r.complete_ns) / 1e9);
+			err_ = std::string(b) + ": the trace's time stamps are corrupt";
+			return false;
+		}
+		return true;
 	}
 	void pump(size_t proc);
+	// The result: the report (jobs, groups) and the shares, as of now.
+	void collect(const trace::IoBuilder &b, ReplayResult *out);
+	// Gives the replay up: nothing more is submitted or counted, the
+	// submitters asleep for a tag are dropped and the requests drain, so
+	// that nothing is left behind.  False (with *err extended) if they
+	// do not drain or an invariant broke.
+	bool abandon(std::string *err);
 
 	blk::Model &model_;
 	const ReplayOptions &opt_;
@@ -301,6 +325,9 @@ private:
 	// Closed loop: every record.
 	std::vector<Rec> recs_;
 	std::string err_;
+	// The time limit was reached: nothing more is submitted, and
+	// completions are no longer counted (the report is taken).
+	bool stopped_ = false;
 	trace::IoBuilder *builder_ = nullptr;
 	void feed();
 };
@@ -325,6 +352,8 @@ void Replayer::submit(const Rec &x, bool closed)
 	uint32_t bytes = x.bytes;
 	model_.submit(p.task, io, [this, proc, d, now, bytes, closed](int64_t done) {
 		completed_++;
+		if (stopped_)
+			return; // after the time limit: drained, not counted
 		last_done_ = std::max(last_done_, done);
 		Proc &q = procs_[proc];
 		report::DirStats &ds = d ? q.job.write : q.job.read;
@@ -352,6 +381,8 @@ void Replayer::submit(const Rec &x, bool closed)
 // recorded queue time.  One record is held at a time.
 void Replayer::feed()
 {
+	if (stopped_)
+		return;
 	size_t proc;
 	if (!sane(next_) || !proc_of(next_, &proc, &err_)) {
 		more_ = false;
@@ -377,6 +408,8 @@ void Replayer::feed()
 // recorded one.
 void Replayer::pump(size_t proc)
 {
+	if (stopped_)
+		return;
 	Proc &p = procs_[proc];
 	while (!p.queue.empty()) {
 		size_t i = p.queue.front();
@@ -395,7 +428,10 @@ void Replayer::pump(size_t proc)
 		p.last_issue = t;
 		p.last_queue = x.queue_ns;
 		p.queue.pop_front();
-		model_.at(t, [this, i] { submit(recs_[i], true); });
+		model_.at(t, [this, i] {
+			if (!stopped_)
+				submit(recs_[i], true);
+		});
 	}
 }
 
@@ -465,12 +501,22 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 			closed ? completed_ == recs_.size() : !more_ && completed_ == submitted_;
 		if (done || !err_.empty())
 			break;
-		int64_t t = model_.now() + kSec;
-		if (t - start_ > recorded_span() + kMaxExtraNs) {
-			*err = "the replay did not finish within 24 h of simulated time after the "
-			       "trace";
-			return Status::internal;
+		int64_t limit = start_ + recorded_span() + kMaxSimNs;
+		if (model_.now() >= limit) {
+			// The report so far; then no more IO, and what is
+			// outstanding drains, so that nothing is left behind.
+			if (!b.error().empty()) {
+				*err = b.error();
+				return abandon(err) ? Status::bad_input : Status::internal;
+			}
+			collect(b, out);
+			out->run.stopped = "the simulated-time limit (24 h after the end of the "
+					   "trace) was reached before the replay finished: the "
+					   "report covers the replay up to then";
+			*err = out->run.stopped;
+			return abandon(err) ? Status::time_limit : Status::internal;
 		}
+		int64_t t = std::min(model_.now() + kSec, limit);
 		model_.run_until(t);
 		int64_t s = (model_.now() - start_) / kSec;
 		if (setup.progress && s != last_shown) {
@@ -478,13 +524,11 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 			last_shown = s;
 		}
 	}
-	if (!err_.empty()) {
-		*err = err_;
-		return Status::bad_input;
-	}
-	if (!b.error().empty()) {
-		*err = b.error();
-		return Status::bad_input;
+	if (!err_.empty() || !b.error().empty()) {
+		// bad input found while IO of the trace's earlier part is still
+		// in flight
+		*err = !err_.empty() ? err_ : b.error();
+		return abandon(err) ? Status::bad_input : Status::internal;
 	}
 	if (!model_.drain(model_.now() + 3600 * kSec)) {
 		*err = "requests still outstanding after the replay (" +
@@ -495,7 +539,28 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 		*err = broken;
 		return Status::internal;
 	}
+	collect(b, out);
+	return Status::ok;
+}
 
+bool Replayer::abandon(std::string *err)
+{
+	stopped_ = true;
+	model_.cancel_waiters();
+	if (!model_.drain(model_.now() + kMaxSimNs)) {
+		*err += "; and the outstanding IO did not drain within 24 h of simulated time (" +
+			std::to_string(model_.outstanding()) + " requests)";
+		return false;
+	}
+	if (std::string broken = model_.check_invariants(); !broken.empty()) {
+		*err += "; and then: " + broken;
+		return false;
+	}
+	return true;
+}
+
+void Replayer::collect(const trace::IoBuilder &b, ReplayResult *out)
+{
 	ReplayResult &r = *out;
 	r.mode = opt_.mode;
 	r.recorded_span_ns = recorded_span();
@@ -506,8 +571,8 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 	r.merges = st.merges;
 	r.incomplete = st.incomplete;
 	r.unmatched = st.unmatched;
-	for (Proc &p : procs_)
-		r.run.jobs.push_back(std::move(p.job));
+	for (const Proc &p : procs_)
+		r.run.jobs.push_back(p.job);
 	r.run.duration_ns = last_done_ - start_;
 	r.run.groups = model_.group_results();
 
@@ -570,7 +635,6 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 			g.sim_done ? static_cast<double>(g.sim_lat / g.sim_done) / 1e6 : 0;
 		r.shares.push_back(row);
 	}
-	return Status::ok;
 }
 
 } // namespace
@@ -661,9 +725,10 @@ Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, s
 	trace::IoBuilder builder(*src);
 	Replayer rp(model, opt);
 	*out = ReplayResult{};
-	if (Status s = rp.run(setup, builder, out, err); s != Status::ok)
+	Status s = rp.run(setup, builder, out, err);
+	if (s != Status::ok && s != Status::time_limit)
 		return s;
-	if (setup.inspect)
+	if (setup.inspect && s == Status::ok)
 		setup.inspect(model);
 	report::RunResult &r = out->run;
 	r.efqsim_version = kVersion;
@@ -673,7 +738,7 @@ Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, s
 	r.hierarchical = model.hierarchical();
 	r.nr_requests = model.nr_requests();
 	r.tunables = model.tunables();
-	return Status::ok;
+	return s;
 }
 
 void print_shares(const ReplayResult &r, std::ostream &out)

@@ -86,7 +86,9 @@ struct ReplayResult {
 };
 
 // Replays @opt.traces under @setup (device, scheduler, hierarchical,
-// tunables, seed, nr_requests, progress).
+// tunables, seed, nr_requests, progress).  A replay still running 24 h of
+// simulated time after the end of its trace stops: Status::time_limit,
+// with *out covering the replay up to then (run.stopped says so).
 Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, std::string *err);
 
 // The per-group table: recorded vs predicted share.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "run/run.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "blk/model.h"
@@ -11,8 +12,6 @@ namespace efqsim::run {
 namespace {
 
 constexpr int64_t kSec = 1'000'000'000;
-// A run that has not ended after this much simulated time is stuck.
-constexpr int64_t kMaxSimNs = 24 * 3600 * kSec;
 
 Status check_scheduler(const std::string &name, std::string *err)
 {
@@ -103,11 +102,12 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 		return Status::bad_input;
 	}
 	int64_t last_shown = -1;
+	bool limit = false;
 	while (!engine.finished()) {
-		int64_t t = model.now() + kSec;
-		if (t - start > kMaxSimNs) {
-			*err = "the jobs did not finish within 24 h of simulated time";
-			return Status::internal;
+		int64_t t = std::min(model.now() + kSec, start + kMaxSimNs);
+		if (model.now() - start >= kMaxSimNs) {
+			limit = true;
+			break;
 		}
 		model.run_until(t);
 		int64_t shown = (model.now() - start) / kSec;
@@ -116,11 +116,25 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 			last_shown = shown;
 		}
 	}
-	int64_t end = engine.end_time();
+	int64_t end = limit ? model.now() : engine.end_time();
 	// What each group got while the jobs ran, as fio measures them: the
 	// page cache may still write back for a while after the last job.
 	std::vector<report::GroupResult> groups = model.group_results();
-	if (!model.drain(model.now() + 3600 * kSec)) {
+	std::vector<report::JobResult> jobs_so_far;
+	if (limit) {
+		// The report so far, then no more IO: what is outstanding is
+		// drained (however slow the device, it is finite), so that the
+		// scheduler and the queue go down empty, as after any run.
+		jobs_so_far = engine.results();
+		engine.stop_all();
+		model.cancel_waiters();
+		if (!model.drain(model.now() + kMaxSimNs)) {
+			*err = "the jobs did not finish within 24 h of simulated time, and their "
+			       "outstanding IO did not drain within 24 h more (" +
+			       std::to_string(model.outstanding()) + " requests)";
+			return Status::internal;
+		}
+	} else if (!model.drain(model.now() + 3600 * kSec)) {
 		*err = "requests still outstanding after the jobs ended (" +
 		       std::to_string(model.outstanding()) + ")";
 		return Status::internal;
@@ -143,10 +157,16 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 	r.nr_requests = model.nr_requests();
 	r.tunables = model.tunables();
 	r.duration_ns = end - start;
-	r.jobs = engine.results();
+	r.jobs = limit ? std::move(jobs_so_far) : engine.results();
 	r.groups = std::move(groups);
 	r.group_reporting = info.group_reporting;
 	r.global_options = info.global_options;
+	if (limit) {
+		r.stopped = "the simulated-time limit (24 h) was reached before the jobs "
+			    "finished: the report covers the first 24 h";
+		*err = r.stopped;
+		return Status::time_limit;
+	}
 	return Status::ok;
 }
 

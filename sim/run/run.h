@@ -56,7 +56,18 @@ enum class Status {
 	ok,
 	bad_input, // the device, scheduler, tunables or jobs are wrong: *err says why
 	internal,  // an invariant of the simulation broke: *err says which
+	// The run reached the simulated-time limit (kMaxSimNs after the start,
+	// or after the end of a replayed trace) without finishing: *result
+	// holds the report up to then (RunResult::stopped says so), *err too.
+	// The workload was stopped and the IO it had outstanding drained, so
+	// that nothing is left behind.
+	time_limit,
 };
+
+// The simulated-time limit of a run: a run that has not finished after
+// this much simulated time (a replay: after the end of its trace) stops
+// with Status::time_limit.
+constexpr int64_t kMaxSimNs = int64_t{24} * 3600 * 1'000'000'000;
 
 // The names ioscheduler= accepts for @scheduler: its name and its alias,
 // as the scheduler registered them ("as" and "anticipatory", "mq-deadline"

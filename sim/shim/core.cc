@@ -89,7 +89,9 @@ task_struct *task_for(pid_t pid, const char *comm)
 	if (!slot) {
 		slot = std::make_unique<task_struct>();
 		reset_task(slot.get(), pid, comm ? comm : "task");
-	} else if (comm) {
+	} else if (comm && std::strncmp(slot->comm, comm, sizeof(slot->comm) - 1) != 0) {
+		// (the same name, as truncated, is not written again: the
+		// simulator switches tasks for every request)
 		std::snprintf(slot->comm, sizeof(slot->comm), "%s", comm);
 	}
 	return slot.get();

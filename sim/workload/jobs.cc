@@ -62,6 +62,9 @@ JobEngine::JobEngine(Host &host, std::vector<JobSpec> jobs, EngineOptions opt)
 		job->spec = &specs_[i];
 		job->segment = segment;
 		jobs_.push_back(std::move(job));
+		if (segment_jobs_.size() <= static_cast<size_t>(segment))
+			segment_jobs_.resize(static_cast<size_t>(segment) + 1);
+		segment_jobs_[static_cast<size_t>(segment)].push_back(i);
 	}
 	segments_ = segment + 1;
 }
@@ -133,17 +136,26 @@ void JobEngine::start_segment(int segment)
 {
 	segment_ = segment;
 	const int64_t now = host_.now();
-	for (size_t i = 0; i < specs_.size(); i++) {
+	const std::vector<size_t> &members = segment_jobs_[static_cast<size_t>(segment)];
+	segment_left_ = members.size();
+	for (size_t i : members) {
 		Job &job = *jobs_[i];
-		if (job.segment != segment)
-			continue;
 		job.state = Job::Delayed;
 		host_.at(now + specs_[i].startdelay_ns, [this, i]() { begin(i); });
 	}
 }
 
+void JobEngine::stop_all()
+{
+	stopped_ = true;
+	for (auto &job : jobs_)
+		job->stop = true;
+}
+
 void JobEngine::begin(size_t j)
 {
+	if (stopped_)
+		return;
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
 	const int64_t now = host_.now();
@@ -384,7 +396,8 @@ void JobEngine::maybe_finish(size_t j)
 {
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
-	if (job.state != Job::Running || !job.stop || job.inflight || job.fsyncing || job.thinking)
+	if (job.state != Job::Running || !job.stop || job.inflight || job.fsyncing ||
+	    job.thinking || stopped_)
 		return;
 	if (s.end_fsync && s.writes() && !job.end_fsync_done && cache_) {
 		job.fsyncing = true;
@@ -420,10 +433,12 @@ void JobEngine::finish(size_t j)
 			opt_.on_finished();
 		return;
 	}
-	// The next stonewall segment starts once every earlier job is done.
-	for (const auto &other : jobs_)
-		if (other->segment <= segment_ && other->state != Job::Done)
-			return;
+	// The next stonewall segment starts once every earlier job is done
+	// (those of earlier segments are: this one started after them).
+	if (job.segment == segment_)
+		segment_left_--;
+	if (segment_left_)
+		return;
 	if (segment_ + 1 < segments_)
 		start_segment(segment_ + 1);
 }

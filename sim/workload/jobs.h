@@ -70,6 +70,14 @@ public:
 	// Per job, in job order.  A job still running is reported up to now.
 	std::vector<report::JobResult> results() const;
 
+	// Stops the workload where it is (the run's simulated-time limit):
+	// from now on no job issues IO, starts, thinks again or finishes; the
+	// IO in flight still completes (the page cache still writes back what
+	// is dirty), so that the host can drain.  Take results() first:
+	// completions after the stop still count.  finished() stays false.
+	void stop_all();
+	bool stopped() const { return stopped_; }
+
 private:
 	struct Job;
 
@@ -92,9 +100,12 @@ private:
 	std::vector<std::unique_ptr<Job>> jobs_;
 	std::unique_ptr<PageCache> cache_;
 	int segments_ = 0, segment_ = 0;
+	std::vector<std::vector<size_t>> segment_jobs_; // job indices per segment
+	size_t segment_left_ = 0;			// jobs of segment_ not done
 	size_t done_ = 0;
 	int64_t end_time_ = 0;
 	bool started_ = false;
+	bool stopped_ = false; // stop_all()
 };
 
 } // namespace efqsim::workload

@@ -283,3 +283,61 @@ TEST(Efqsim, RunsLinuxMqDeadlineFlat)
 }
 
 } // namespace
+
+// A run that reaches the simulated-time limit (24 h): the report up to then
+// (saying so in its efq section and in the JSON), the reason on stderr,
+// exit status 2, and nothing left behind: efqsim is a sanitizer build here,
+// so a leak would end it with LeakSanitizer's status and report, and a
+// scheduler torn down with requests queued would WARN.  compare keeps the
+// rows of runs that stopped and exits 2 as well.
+TEST(Efqsim, TheSimulatedTimeLimitPrintsTheReportSoFarAndExits2)
+{
+	std::string job = ::testing::TempDir() + std::to_string(getpid()) + "-limit.fio";
+	std::ofstream(job) << "[slow]\nrw=randread\nbs=4k\ndirect=1\nioengine=libaio\niodepth=16\n"
+			      "size=100g\ncgroup=a\nwrite_lat_log=" +
+				      ::testing::TempDir() + std::to_string(getpid()) + "-limit\n"
+			   << "log_avg_msec=3600000\n";
+	const std::string device = "--device null:latency_us=10000000,queue_depth=4 ";
+	Result r = efqsim(device + "--scheduler cfq " + job);
+	EXPECT_EQ(r.status, 2) << r.out;
+	const std::string why = "the simulated-time limit (24 h) was reached before the jobs "
+				"finished: the report covers the first 24 h";
+	EXPECT_NE(r.out.find("efqsim: " + why + "\n"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("  stopped: " + why + "\n"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("slow: (groupid=0, jobs=1)"), std::string::npos) << r.out;
+	// 4 IOs per 10 s for 24 h
+	EXPECT_NE(r.out.find("(135MiB/86400000msec)"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("duration=86400000.000msec"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("Sanitizer"), std::string::npos) << r.out;
+	// the latency log up to the limit: one line per hour
+	std::ifstream log(::testing::TempDir() + std::to_string(getpid()) + "-limit_lat.1.log");
+	int lines = 0;
+	for (std::string line; std::getline(log, line);)
+		lines++;
+	EXPECT_EQ(lines, 24);
+
+	std::string out = ::testing::TempDir() + std::to_string(getpid()) + "-limit.json";
+	r = efqsim(device + "--output-format json --output " + out + " " + job);
+	EXPECT_EQ(r.status, 2) << r.out;
+	EXPECT_EQ(r.out, "efqsim: " + why + "\n");
+	std::ifstream f(out);
+	auto j = nlohmann::json::parse(
+		std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()));
+	EXPECT_EQ(j["efq"]["stopped"], why);
+	EXPECT_EQ(j["jobs"][0]["read"]["io_bytes"].get<uint64_t>(), 8640u * 4 * 4096);
+
+	// (one request at a time: 9 runs of 24 h)
+	r = efqsim("compare --device null:latency_us=10000000,queue_depth=1 " + job);
+	EXPECT_EQ(r.status, 2) << r.out;
+	EXPECT_NE(r.out.find("before the jobs finished in cfq hierarchical, cfq flat, "),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_EQ(r.out.find("Sanitizer"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("noop"), std::string::npos) << r.out;
+
+	// a normal run says nothing of the kind
+	r = efqsim("--output-format json " + example("two-groups.fio"));
+	ASSERT_EQ(r.status, 0) << r.out;
+	EXPECT_EQ(r.out.find("stopped"), std::string::npos);
+}

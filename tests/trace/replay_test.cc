@@ -302,6 +302,53 @@ TEST(ReplayFuzz, MutatedTracesReplayOrAreBadInput)
 	EXPECT_GT(bad, 0);
 }
 
+// A completion stamped long before its IO was queued (here 46 h, in the
+// middle of a binary CPU file) is a corrupt trace: bad input, not a closed
+// loop that waits 46 h for the next IO until the time limit.  The IO
+// already in flight drains first (the sanitizer build checks that nothing
+// is left).  A completion a little early (CPU clocks differing) is kept.
+TEST(Replay, ACompletionLongBeforeItsQueueIsBadInput)
+{
+	constexpr int64_t k46h = int64_t{46} * 3600 * 1'000'000'000;
+	std::string path = ::testing::TempDir() + std::to_string(getpid()) + "-early.blktrace.";
+	for (int64_t early : {k46h, int64_t{500'000}}) {
+		auto cpus = trace::testgen::two_processes(64);
+		int cs = 0;
+		for (auto &cpu : cpus)
+			for (trace::Event &e : cpu) {
+				e.time_ns += k46h;
+				if (e.action == 'C' && e.cpu == 0 && ++cs == 40) {
+					// its Q: the IO on the sector it completes
+					for (const trace::Event &q : cpu)
+						if (q.action == 'Q' && q.sector == e.sector)
+							e.time_ns = q.time_ns -
+								    early; // (shifted already)
+				}
+			}
+		for (size_t c = 0; c < cpus.size(); c++)
+			trace::testgen::write_file(path + std::to_string(c),
+						   trace::testgen::binary(cpus[c]));
+		for (ReplayMode mode : {ReplayMode::open, ReplayMode::closed}) {
+			ReplayOptions o;
+			o.traces = {path + "0", path + "1"};
+			o.mode = mode;
+			ReplayResult r;
+			std::string err;
+			Status st = replay(run::Setup{}, o, &r, &err);
+			if (early == k46h) {
+				EXPECT_EQ(st, Status::bad_input) << err;
+				EXPECT_NE(
+					err.find("completes 165600.000 s before it was queued: the "
+						 "trace's time stamps are corrupt"),
+					std::string::npos)
+					<< err;
+			} else {
+				EXPECT_EQ(st, Status::ok) << err;
+			}
+		}
+	}
+}
+
 using efqtest::efqsim;
 using Cli = efqtest::Result;
 
