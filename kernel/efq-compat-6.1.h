@@ -5,7 +5,8 @@
  *
  * Force-included into efq's sources: out of tree through efq-compat.h,
  * which picks this file for 6.1 headers; in a 6.1 kernel tree from
- * block/Makefile.  Macros only: this comes before any kernel header, so a
+ * block/Makefile; in efqsim, whose shims follow 6.1, from CMakeLists.txt.
+ * Macros only: this comes before any kernel header, so a
  * wrapper names kernel types and functions only where it is used.
  */
 #ifndef _EFQ_COMPAT_6_1_H

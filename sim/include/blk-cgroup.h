@@ -158,25 +158,6 @@ int blkg_conf_prep(struct blkcg *blkcg, const struct blkcg_policy *pol, char *in
 void blkg_conf_finish(struct blkg_conf_ctx *ctx);
 SIM_END_DECLS
 
-/*
- * efq's wrappers (kernel/efq-compat-6.1.h), with 6.1's meaning: activation
- * on the queue, and a pd_alloc_fn of 6.1's signature (gfp, queue, cgroup)
- * that EFQ_DEFINE_PD_ALLOC(fn) defines as fn##_fn on top of
- * fn(queue, cgroup, gfp).
- */
-#define efq_blkcg_activate(q, pol) blkcg_activate_policy(q, pol)
-#define efq_blkcg_deactivate(q, pol) blkcg_deactivate_policy(q, pol)
-#define EFQ_DEFINE_PD_ALLOC(fn)						\
-static struct blkg_policy_data *fn##_fn(gfp_t gfp,			\
-					struct request_queue *q,	\
-					struct blkcg *blkcg)		\
-{									\
-	return fn(q, blkcg, gfp);					\
-}									\
-static struct blkg_policy_data *fn##_fn(gfp_t gfp,			\
-					struct request_queue *q,	\
-					struct blkcg *blkcg)
-
 /* A bio issued as root is charged to the root group (metadata, swap). */
 static inline bool bio_issue_as_root_blkg(struct bio *bio)
 {

@@ -18,11 +18,4 @@ static inline void wbt_enable_default(struct request_queue *q)
 	q->sim_wbt_disabled = false;
 }
 
-/*
- * efq's wrappers (kernel/efq-compat-6.1.h), with 6.1's meaning: the queue's
- * default throttling off while the scheduler runs, back on when it goes.
- */
-#define efq_wbt_disable(q) wbt_disable_default(q)
-#define efq_wbt_enable(q) wbt_enable_default(q)
-
 #endif

@@ -52,13 +52,6 @@ struct elevator_mq_ops {
 	void (*exit_icq)(struct io_cq *);
 };
 
-/*
- * efq's wrappers for insert_requests' last argument
- * (kernel/efq-compat-6.1.h), with 6.1's meaning: a bool, "at the head".
- */
-#define efq_insert_t bool
-#define efq_insert_at_head(flags) (flags)
-
 #define ELV_NAME_MAX (16)
 
 struct elv_fs_entry {
