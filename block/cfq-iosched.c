@@ -330,12 +330,16 @@ static void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	INIT_LIST_HEAD(&cfqq->fifo);
 }
 
-/* Class and level of a request's ioprio; no class means best-effort. */
+/*
+ * Class and level of a request's ioprio; no class means best-effort.  The
+ * level is the data's low bits only: the bits above it are an I/O hint
+ * (ioprio_set(), aio and io_uring accept them), not a lower priority.
+ */
 static void cfq_ioprio_of(unsigned short ioprio, unsigned int *ioclass,
 			  unsigned int *level)
 {
 	*ioclass = IOPRIO_PRIO_CLASS(ioprio);
-	*level = IOPRIO_PRIO_DATA(ioprio);
+	*level = IOPRIO_PRIO_LEVEL(ioprio);
 	switch (*ioclass) {
 	case IOPRIO_CLASS_RT:
 	case IOPRIO_CLASS_BE:

@@ -619,6 +619,27 @@ TEST_F(Cfq, Prio0Gets180MsSlicesAndPrio7_40MsDiskTime4_5To1InFlatMode)
 	EXPECT_NEAR(LongestRun(v, 2), 40, 3);
 }
 
+// The ioprio's data bits above the level are an I/O hint (Linux's uapi
+// ioprio.h: bits 3-12; ioprio_set(), aio and io_uring accept them).  A
+// hinted level 0 is level 0: 180 ms slices, not the 40 ms of level 7 that
+// the whole data field (8 and up, clamped) would give.
+TEST_F(Cfq, AnIoHintDoesNotChangeTheLevel)
+{
+	Config cfg;
+	cfg.hierarchical = false;
+	MakeCfq(cfg);
+	const int hinted0 = 0 | (1 << 3); // level 0 (bits 0-2), hint 1
+	TaskId a = Task(Spec("p0hint", "", 0, 2, hinted0)), b = Task(Spec("p7", "", 0, 2, 7));
+	int64_t end = m_->now() + 2000 * kMs;
+	Loop(a, 1, 4096, 1 * kGiB, end);
+	Loop(b, 1, 4096, 2 * kGiB, end);
+	m_->run_until(end);
+	ASSERT_TRUE(m_->drain(end + 2000 * kMs));
+	auto v = Replay();
+	EXPECT_NEAR(LongestRun(v, 1), 180, 5);
+	EXPECT_NEAR(LongestRun(v, 2), 40, 3);
+}
+
 TEST_F(Cfq, TheRealTimeClassPreemptsBestEffort)
 {
 	MakeCfq(Config{});

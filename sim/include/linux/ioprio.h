@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: I/O priorities (6.1 encoding: class << 13 | level). */
+/*
+ * efqsim shim: I/O priorities.  The encoding of Debian's 6.1 (and 6.12)
+ * uapi: bits 13-15 the class, bits 0-2 the level, bits 3-12 an I/O hint
+ * (which says nothing about the level: a hinted best-effort level 0 is
+ * still level 0).
+ */
 #ifndef _SIM_LINUX_IOPRIO_H
 #define _SIM_LINUX_IOPRIO_H
 
@@ -14,6 +19,10 @@
 
 #define IOPRIO_PRIO_CLASS(ioprio) (((ioprio) >> IOPRIO_CLASS_SHIFT) & IOPRIO_CLASS_MASK)
 #define IOPRIO_PRIO_DATA(ioprio) ((ioprio) & IOPRIO_PRIO_MASK)
+#define IOPRIO_LEVEL_NR_BITS 3
+#define IOPRIO_PRIO_LEVEL(ioprio) ((ioprio) & ((1U << IOPRIO_LEVEL_NR_BITS) - 1))
+#define IOPRIO_HINT_SHIFT IOPRIO_LEVEL_NR_BITS
+#define IOPRIO_PRIO_HINT(ioprio) (((ioprio) >> IOPRIO_HINT_SHIFT) & ((1U << 10) - 1))
 #define IOPRIO_PRIO_VALUE(class, data) \
 	((((class) & IOPRIO_CLASS_MASK) << IOPRIO_CLASS_SHIFT) | ((data) & IOPRIO_PRIO_MASK))
 
@@ -24,7 +33,7 @@ enum {
 	IOPRIO_CLASS_IDLE = 3,
 };
 
-#define IOPRIO_NR_LEVELS 8
+#define IOPRIO_NR_LEVELS (1 << IOPRIO_LEVEL_NR_BITS)
 #define IOPRIO_BE_NR IOPRIO_NR_LEVELS
 
 enum {
