@@ -835,6 +835,9 @@ static struct request *as_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct as_queue *aq;
 
 	spin_lock_irq(&efqd->lock);
+	rq = efq_bypass_dispatch(efqd);
+	if (rq)
+		goto out;
 	ioq = efq_select_queue(efqd, false);
 	if (!ioq)
 		goto out;
@@ -889,7 +892,8 @@ static bool as_has_work(struct blk_mq_hw_ctx *hctx)
 	struct efq_data *efqd = hctx->queue->elevator->elevator_data;
 	struct as_data *ad = as_of(efqd);
 
-	return efq_has_work(efqd) && !READ_ONCE(ad->blocked);
+	return efq_bypass_pending(efqd) ||
+	       (efq_has_work(efqd) && !READ_ONCE(ad->blocked));
 }
 
 /* --- request events --------------------------------------------------------- */
@@ -956,6 +960,8 @@ static void as_insert_requests(struct blk_mq_hw_ctx *hctx,
 		struct efq_queue *ioq;
 
 		list_del_init(&rq->queuelist);
+		if (efq_bypass_insert(efqd, rq, at_head))
+			continue;
 		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
 			continue;
 		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));

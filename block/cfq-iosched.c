@@ -892,6 +892,8 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 						      queuelist);
 
 		list_del_init(&rq->queuelist);
+		if (efq_bypass_insert(efqd, rq, at_head))
+			continue;
 		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
 			continue;
 		cfq_insert_one(cfqd, rq, at_head);
@@ -978,6 +980,9 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct efq_queue *ioq;
 
 	spin_lock_irq(&efqd->lock);
+	rq = efq_bypass_dispatch(efqd);
+	if (rq)
+		goto out;
 	ioq = efq_select_queue(efqd, false);
 	if (!ioq)
 		goto out;
@@ -1015,7 +1020,8 @@ static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
 	struct efq_data *efqd = hctx->queue->elevator->elevator_data;
 	struct cfq_data *cfqd = efqd->sched_data;
 
-	return efq_has_work(efqd) && !READ_ONCE(cfqd->blocked);
+	return efq_bypass_pending(efqd) ||
+	       (efq_has_work(efqd) && !READ_ONCE(cfqd->blocked));
 }
 
 /* The request leaves the scheduler: completed (@done) or requeued. */

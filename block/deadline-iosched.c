@@ -17,6 +17,12 @@
  * - The new batch starts at the sorted successor of the previous request
  *   of that direction; if the oldest request of the direction is past its
  *   deadline, or there is no successor, it starts at that oldest request.
+ * - "Successor" is what the kernel's own mq-deadline means by it, which
+ *   changed between the kernels efq builds for (efq-compat-*.h,
+ *   efq_mq_deadline_sweeps_from_pos): 6.1's is the request that followed
+ *   the last one in the sort tree when that one was dispatched; 6.12's is
+ *   the first request at or above the last one's start sector now, which
+ *   takes in requests inserted since, and it starts with a write batch.
  *
  * Batching state (next_rq, batching, starved) is per queue, so a group
  * interrupted by the engine resumes its own batch; the head position
@@ -54,7 +60,8 @@
  *	request's fifo_time is its deadline in ns
  * @dispatch: requests inserted at the head (requeues), served first
  * @next_rq: per direction, the sorted successor of the last request
- *	dispatched from this queue in that direction
+ *	dispatched from this queue in that direction, when it was dispatched
+ * @sweep_pos: per direction, the start sector of that last request
  * @last_dir: direction of the batch in progress
  * @batching: requests dispatched in the current batch
  * @starved: times reads were chosen while writes were waiting
@@ -64,6 +71,7 @@ struct deadline_queue {
 	struct list_head fifo_list[2];
 	struct list_head dispatch;
 	struct request *next_rq[2];
+	sector_t sweep_pos[2];
 	int last_dir;
 	unsigned int batching;
 	unsigned int starved;
@@ -77,6 +85,8 @@ struct deadline_queue {
  * @writes_starved: read batches chosen over waiting writes before writes
  *	get a batch
  * @front_merges: look bios up for front merges in the sort trees
+ * @sweep_from_pos: a batch goes on from the last request's position
+ *	(6.12's mq-deadline), not from its successor at its dispatch (6.1's)
  */
 struct deadline_data {
 	sector_t last_sector;
@@ -84,6 +94,7 @@ struct deadline_data {
 	unsigned int fifo_batch;
 	unsigned int writes_starved;
 	unsigned int front_merges;
+	bool sweep_from_pos;
 };
 
 static inline struct efq_data *dl_efqd(struct request_queue *q)
@@ -110,6 +121,9 @@ static void *dl_alloc_sched_queue(struct efq_data *efqd, struct efq_queue *ioq,
 		INIT_LIST_HEAD(&dq->fifo_list[dir]);
 	}
 	INIT_LIST_HEAD(&dq->dispatch);
+	/* 6.12's mq-deadline starts as if after a write batch at sector 0 */
+	if (dl_data(efqd)->sweep_from_pos)
+		dq->last_dir = WRITE;
 	return dq;
 }
 
@@ -148,6 +162,7 @@ static int dl_init_sched(struct request_queue *q, struct elevator_type *e)
 	dd->fifo_batch = DL_FIFO_BATCH;
 	dd->writes_starved = DL_WRITES_STARVED;
 	dd->front_merges = 1;
+	dd->sweep_from_pos = efq_mq_deadline_sweeps_from_pos;
 
 	efqd = efq_init_data(q, eq, &dl_efq_ops, dd);
 	if (IS_ERR(efqd)) {
@@ -211,6 +226,8 @@ static void dl_insert_requests(struct blk_mq_hw_ctx *hctx,
 		int dir = rq_data_dir(rq);
 
 		list_del_init(&rq->queuelist);
+		if (efq_bypass_insert(efqd, rq, at_head))
+			continue;
 		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
 			continue;
 		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));
@@ -244,6 +261,32 @@ static bool dl_fifo_expired(struct deadline_queue *dq, int dir)
 }
 
 /*
+ * The request a batch in direction @dir goes on with: by 6.1's rule, the
+ * successor the last dispatch left in next_rq; by 6.12's, the first request
+ * at or above the last one's start sector.
+ */
+static struct request *dl_sweep_next(struct deadline_data *dd,
+				     struct deadline_queue *dq, int dir)
+{
+	struct rb_node *node = dq->sort_list[dir].rb_node;
+	struct request *found = NULL;
+
+	if (!dd->sweep_from_pos)
+		return dq->next_rq[dir];
+	while (node) {
+		struct request *rq = rb_entry_rq(node);
+
+		if (blk_rq_pos(rq) >= dq->sweep_pos[dir]) {
+			found = rq;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return found;
+}
+
+/*
  * The request @dq sends next by the deadline rules, left in place.  Batch
  * and starvation counts are updated as if it is dispatched, which it is.
  */
@@ -260,7 +303,7 @@ static struct request *dl_choose_request(struct deadline_data *dd,
 					queuelist);
 
 	/* The batch in progress goes on in sector order. */
-	rq = dq->next_rq[dq->last_dir];
+	rq = dl_sweep_next(dd, dq, dq->last_dir);
 	if (rq && dq->batching < dd->fifo_batch) {
 		dq->batching++;
 		return rq;
@@ -281,10 +324,9 @@ static struct request *dl_choose_request(struct deadline_data *dd,
 	 * the oldest request is late or the sweep reached the end: then
 	 * start over at the oldest request.
 	 */
-	if (dl_fifo_expired(dq, dir) || !dq->next_rq[dir])
+	rq = dl_sweep_next(dd, dq, dir);
+	if (dl_fifo_expired(dq, dir) || !rq)
 		rq = rq_entry_fifo(dq->fifo_list[dir].next);
-	else
-		rq = dq->next_rq[dir];
 	dq->last_dir = dir;
 	dq->batching = 1;
 	return rq;
@@ -300,6 +342,9 @@ static struct request *dl_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct efq_queue *ioq;
 
 	spin_lock_irq(&efqd->lock);
+	rq = efq_bypass_dispatch(efqd);
+	if (rq)
+		goto out;
 	ioq = efq_select_queue(efqd, false);
 	if (!ioq)
 		goto out;
@@ -318,6 +363,7 @@ static struct request *dl_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		 * forgot it).
 		 */
 		dq->next_rq[dir] = elv_rb_latter_request(q, rq);
+		dq->sweep_pos[dir] = blk_rq_pos(rq);
 	}
 	dl_del_request(q, dq, rq);
 	dd->last_sector = blk_rq_pos(rq) + blk_rq_sectors(rq);
@@ -329,7 +375,9 @@ out:
 
 static bool dl_has_work(struct blk_mq_hw_ctx *hctx)
 {
-	return efq_has_work(dl_efqd(hctx->queue));
+	struct efq_data *efqd = dl_efqd(hctx->queue);
+
+	return efq_bypass_pending(efqd) || efq_has_work(efqd);
 }
 
 /*

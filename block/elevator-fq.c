@@ -1916,6 +1916,73 @@ static void efq_rq_unlink(struct efq_data *efqd, struct request *rq)
 }
 
 /**
+ * efq_bypass_insert() - keep a request out of the queues if it must be
+ * @efqd: the device
+ * @rq: a request the block core inserts
+ * @at_head: the core inserts it at the head
+ *
+ * Two kinds of request are not the policy's to schedule, and go to the
+ * device's bypass list, which is dispatched before any queue and whatever
+ * the engine holds back (idling, anticipation, draining, a starved idle
+ * class), as mq-deadline and bfq dispatch their own dispatch lists:
+ *
+ * - a write's data part within a flush sequence (RQF_FLUSH_SEQ).  6.1's
+ *   core never gives one to the scheduler; 6.12's inserts a pre-flushed
+ *   write's data part at the head from the requeue work, and while it is
+ *   held every other flush of the device waits, up to 5 s
+ *   (blk_kick_flush()'s FLUSH_PENDING_TIMEOUT);
+ * - a request the scheduler did not prepare (efq_rq_sched_prepared()):
+ *   6.12 may hand one over (a plug-cached request allocated for
+ *   passthrough, reused for a read or write); the core never calls
+ *   finish_request for it, so the engine must not count it.
+ *
+ * Such a request holds no queue (rq->elv.priv[0] stays NULL: finish and
+ * requeue do nothing for it) and is charged to no group.
+ *
+ * Return: true if @rq went to the bypass list.
+ */
+bool efq_bypass_insert(struct efq_data *efqd, struct request *rq,
+		       bool at_head)
+{
+	lockdep_assert_held(&efqd->lock);
+	if (!(rq->rq_flags & RQF_FLUSH_SEQ) && efq_rq_sched_prepared(rq))
+		return false;
+	trace_block_rq_insert(rq);
+	if (at_head)
+		list_add(&rq->queuelist, &efqd->bypass);
+	else
+		list_add_tail(&rq->queuelist, &efqd->bypass);
+	WRITE_ONCE(efqd->nr_bypass, efqd->nr_bypass + 1);
+	return true;
+}
+EXPORT_SYMBOL_GPL(efq_bypass_insert);
+
+/**
+ * efq_bypass_dispatch() - the next request of the bypass list
+ * @efqd: the device
+ *
+ * For the start of elevator_mq_ops.dispatch_request.  The request is
+ * marked RQF_STARTED like every dispatched one.
+ *
+ * Return: the request, or NULL if the list is empty.
+ */
+struct request *efq_bypass_dispatch(struct efq_data *efqd)
+{
+	struct request *rq;
+
+	lockdep_assert_held(&efqd->lock);
+	rq = list_first_entry_or_null(&efqd->bypass, struct request,
+				      queuelist);
+	if (!rq)
+		return NULL;
+	list_del_init(&rq->queuelist);
+	WRITE_ONCE(efqd->nr_bypass, efqd->nr_bypass - 1);
+	rq->rq_flags |= RQF_STARTED;
+	return rq;
+}
+EXPORT_SYMBOL_GPL(efq_bypass_dispatch);
+
+/**
  * efq_rq_hash_add() - offer a queued request for back merges
  * @q: the request queue
  * @rq: a request just queued at the tail
@@ -2339,11 +2406,12 @@ EXPORT_SYMBOL_GPL(efq_nr_group_requests_store);
  * @data: the tag allocation; its shallow depth is set here
  *
  * A group holding nr_group_requests requests (queued or in flight) gets a
- * shallow depth of one, so its submitters wait while other groups still
- * find tags (the blk-mq form of V10's per-group request lists).  sbitmap
- * applies a shallow depth per word of the tag map: one tag of each word
- * (of 64 or fewer tags) stays reachable, and the depth holds for the whole
- * wait of the allocation that got it.  In flat mode, and while no cgroup
+ * shallow depth that leaves it one tag of each word of the tag map
+ * (efq_shallow_one_per_word(): 1 where sbitmap applies the depth per word,
+ * as 6.1's does; the number of words where it applies it to the whole
+ * map, as Debian's 6.12 does), so its submitters wait while other groups
+ * still find tags (the blk-mq form of V10's per-group request lists).  The
+ * depth holds for the whole wait of the allocation that got it.  In flat mode, and while no cgroup
  * sent IO yet, there is nobody to protect and nothing is capped.  The
  * group is the submitting task's; writeback submitted by a flusher thread
  * counts against the flusher's group here, although its requests are the
@@ -2367,7 +2435,8 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	 */
 	if (efqd->hierarchical && !list_empty(&efqd->group_list) &&
 	    iog->nr_requests >= efqd->nr_group_requests)
-		data->shallow_depth = 1;
+		data->shallow_depth =
+			efq_shallow_one_per_word(&data->hctx->sched_tags->bitmap_tags);
 	spin_unlock_irq(&efqd->lock);
 }
 EXPORT_SYMBOL_GPL(efq_limit_depth);
@@ -2376,13 +2445,15 @@ EXPORT_SYMBOL_GPL(efq_limit_depth);
  * efq_depth_updated() - elevator_mq_ops.depth_updated
  * @hctx: the hardware queue whose scheduler tags changed (nr_requests)
  *
- * efq_limit_depth() hands out a shallow depth of one tag; sbitmap must be
+ * efq_limit_depth() hands out efq_shallow_one_per_word(); sbitmap must be
  * told the smallest shallow depth in use, or its batched wake-ups could
  * leave a waiter asleep with tags free.
  */
 void efq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
-	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
+	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
+
+	sbitmap_queue_min_shallow_depth(bt, efq_shallow_one_per_word(bt));
 }
 EXPORT_SYMBOL_GPL(efq_depth_updated);
 
@@ -2611,6 +2682,7 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	efqd->ops = ops;
 	efqd->sched_data = sched_data;
 	INIT_LIST_HEAD(&efqd->group_list);
+	INIT_LIST_HEAD(&efqd->bypass);
 	efqd->dev = q->disk ? disk_devt(q->disk) : 0;
 	efqd->slice[0] = EFQ_SLICE_ASYNC_NS;
 	efqd->slice[1] = EFQ_SLICE_SYNC_NS;
@@ -2691,7 +2763,7 @@ void efq_exit_data(struct efq_data *efqd)
 	spin_lock_irq(&efqd->lock);
 	efqd->idle_armed = false;
 	efq_expire_active(efqd, EFQ_EXPIRE_FORCED);
-	WARN_ON_ONCE(efqd->busy_queues || efqd->nr_queued);
+	WARN_ON_ONCE(efqd->busy_queues || efqd->nr_queued || efqd->nr_bypass);
 	spin_unlock_irq(&efqd->lock);
 
 	efq_cgroup_deactivate(efqd);

@@ -92,6 +92,8 @@ static void noop_insert_requests(struct blk_mq_hw_ctx *hctx,
 		struct noop_queue *nq;
 
 		list_del_init(&rq->queuelist);
+		if (efq_bypass_insert(efqd, rq, at_head))
+			continue;
 		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
 			continue;
 		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));
@@ -117,6 +119,9 @@ static struct request *noop_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct efq_queue *ioq;
 
 	spin_lock_irq(&efqd->lock);
+	rq = efq_bypass_dispatch(efqd);
+	if (rq)
+		goto out;
 	ioq = efq_select_queue(efqd, false);
 	if (!ioq)
 		goto out;
@@ -135,7 +140,9 @@ out:
 
 static bool noop_has_work(struct blk_mq_hw_ctx *hctx)
 {
-	return efq_has_work(hctx->queue->elevator->elevator_data);
+	struct efq_data *efqd = hctx->queue->elevator->elevator_data;
+
+	return efq_bypass_pending(efqd) || efq_has_work(efqd);
 }
 
 static void noop_requests_merged(struct request_queue *q, struct request *rq,

@@ -36,6 +36,25 @@ static struct blkg_policy_data *fn##_fn(gfp_t gfp,			\
 					struct request_queue *q,	\
 					struct blkcg *blkcg)
 
+/*
+ * Did the scheduler prepare @rq (prepare_request), so that the core will
+ * call finish_request for it?  6.1 marks such a request RQF_ELVPRIV.
+ */
+#define efq_rq_sched_prepared(rq) ((rq)->rq_flags & RQF_ELVPRIV)
+
+/*
+ * How mq-deadline goes on with a batch (deadline-fq does as the kernel's
+ * own): 6.1 takes the successor its last dispatch cached.
+ */
+#define efq_mq_deadline_sweeps_from_pos false
+
+/*
+ * The shallow depth that leaves one tag of each sbitmap word to an
+ * allocation (efq_limit_depth()'s cap): 6.1's sbitmap applies
+ * shallow_depth to each word.
+ */
+#define efq_shallow_one_per_word(bt) ((void)(bt), 1)
+
 /* blkcg_activate_policy() and blkcg_deactivate_policy() take the queue. */
 #define efq_blkcg_activate(q, pol) blkcg_activate_policy(q, pol)
 #define efq_blkcg_deactivate(q, pol) blkcg_deactivate_policy(q, pol)

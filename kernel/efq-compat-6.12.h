@@ -32,6 +32,30 @@ static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
 static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
 					struct blkcg *blkcg, gfp_t gfp)
 
+/*
+ * Did the scheduler prepare @rq (prepare_request), so that the core will
+ * call finish_request for it?  6.12 marks such a request RQF_USE_SCHED
+ * (RQF_ELVPRIV is gone).
+ */
+#define efq_rq_sched_prepared(rq) ((rq)->rq_flags & RQF_USE_SCHED)
+
+/*
+ * How mq-deadline goes on with a batch (deadline-fq does as the kernel's
+ * own): 6.12 takes the first request at or above the last dispatched
+ * one's start sector (dd_per_prio's latest_pos), and starts as if after a
+ * write batch.
+ */
+#define efq_mq_deadline_sweeps_from_pos true
+
+/*
+ * The shallow depth that leaves one tag of each sbitmap word to an
+ * allocation (efq_limit_depth()'s cap): Debian's 6.12 sbitmap applies
+ * shallow_depth to the whole bitmap, each word getting its share
+ * (word depth x shallow_depth / depth), so one per word takes as many as
+ * there are words; a shallow depth of 1 would leave tag 0 alone.
+ */
+#define efq_shallow_one_per_word(bt) ((bt)->sb.map_nr)
+
 /* blkcg_activate_policy() and blkcg_deactivate_policy() take the disk. */
 #define efq_blkcg_activate(q, pol) blkcg_activate_policy((q)->disk, pol)
 #define efq_blkcg_deactivate(q, pol) blkcg_deactivate_policy((q)->disk, pol)

@@ -21,12 +21,19 @@
 
 #include <linux/version.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+/*
+ * Exactly the two series: a kernel in between (or after) has APIs of its
+ * own that neither header describes, and would build against the wrong
+ * wrappers or fail far from the cause.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 #include "efq-compat-6.12.h"
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
 #include "efq-compat-6.1.h"
 #else
-#error "efq builds for Linux 6.1 and 6.12"
+#error "efq builds for Linux 6.1.y and 6.12.y only"
 #endif
 
 #endif /* _EFQ_COMPAT_H */

@@ -308,6 +308,9 @@ enum efq_expire_reason {
  * @busy_queues: busy queues, the active one included
  * @rq_in_driver: dispatched requests not yet completed
  * @nr_queued: requests held in all queues
+ * @bypass: requests no queue holds, dispatched before any queue's
+ *	(efq_bypass_insert())
+ * @nr_bypass: requests on @bypass; read locklessly by has_work
  * @hold: the last selection held requests back on purpose (idling,
  *	anticipation, draining): efq_has_work() is false until an event
  * @held_back: @hold was set since blk-mq last got a request, so blk-mq
@@ -336,6 +339,8 @@ struct efq_data {
 	unsigned int busy_queues;
 	unsigned int rq_in_driver;
 	unsigned int nr_queued;
+	struct list_head bypass;
+	unsigned int nr_bypass;
 	bool hold;
 	bool held_back;
 	bool idle_armed;
@@ -449,6 +454,25 @@ void efq_group_set_async_queue(struct efq_group *iog, unsigned int ioclass,
 			       unsigned int prio, struct efq_queue *ioq);
 u64 efq_queue_slice(struct efq_data *efqd, struct efq_queue *ioq);
 bool efq_queue_slice_used(struct efq_queue *ioq);
+
+/* --- requests that bypass the queues --- */
+bool efq_bypass_insert(struct efq_data *efqd, struct request *rq,
+		       bool at_head);
+struct request *efq_bypass_dispatch(struct efq_data *efqd);
+
+/**
+ * efq_bypass_pending() - are requests waiting on the bypass list?
+ * @efqd: the device
+ *
+ * Lockless, for elevator_mq_ops.has_work: such requests are dispatched
+ * whatever the engine holds back.
+ *
+ * Return: true if efq_bypass_dispatch() has a request to give.
+ */
+static inline bool efq_bypass_pending(struct efq_data *efqd)
+{
+	return READ_ONCE(efqd->nr_bypass);
+}
 
 /* --- request events, in the order a request sees them --- */
 void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,

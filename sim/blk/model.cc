@@ -86,6 +86,8 @@ struct Model::Cgroup {
 
 struct Model::Bio {
 	struct bio bio {};
+	bool flush_data = false; // workload::Io's
+	bool unprepared = false;
 	Task *task = nullptr;
 	Cgroup *charged = nullptr;
 	int64_t submitted = 0;
@@ -346,6 +348,10 @@ void Model::submit(workload::TaskId task, const workload::Io &io,
 		opf |= REQ_META;
 	if (io.idle)
 		opf |= REQ_IDLE;
+	if (io.flush_data)
+		opf |= REQ_PREFLUSH;
+	b->flush_data = io.flush_data;
+	b->unprepared = io.unprepared;
 	b->bio.bi_opf = opf;
 	b->bio.bi_iter.bi_sector = io.offset >> 9;
 	b->bio.bi_iter.bi_size = io.bytes;
@@ -518,9 +524,22 @@ bool Model::alloc_request(Bio *b)
 	RB_CLEAR_NODE(&rq->rb_node);
 	rq->sim_priv = r;
 	counters_.requests++;
-	if (e->type->ops.prepare_request) {
+	if (e->type->ops.prepare_request && !b->unprepared) {
 		e->type->ops.prepare_request(rq);
 		rq->rq_flags |= RQF_ELVPRIV;
+	}
+	if (b->flush_data) {
+		// 6.12: blk_flush_complete_seq() moves the data part to the
+		// requeue list; blk_mq_requeue_work() inserts it at the head
+		rq->rq_flags |= RQF_FLUSH_SEQ;
+		LIST_HEAD(list);
+		list_add(&rq->queuelist, &list);
+		q_->elevator->type->ops.insert_requests(hctx_.get(), &list, true);
+		if (in_run_)
+			schedule_run();
+		else
+			run_queue();
+		return true;
 	}
 	Task *t = b->task;
 	if (!t->plugged) {

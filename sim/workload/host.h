@@ -38,6 +38,17 @@ struct Io {
 	// Writeback: charge this IO to another task's cgroup (the dirtier),
 	// as cgroup v2 writeback does.  0 = the submitter's own.
 	TaskId charge_to = 0;
+	// Two requests the scheduler gets only from Linux 6.12's block core,
+	// modelled for the tests of how the schedulers take them (efqsim
+	// otherwise follows 6.1, which never inserts either):
+	// @flush_data: a REQ_PREFLUSH write's data part (RQF_FLUSH_SEQ), which
+	// 6.12's flush machinery inserts at the head from its requeue work
+	// (on 6.1 it bypasses the scheduler);
+	// @unprepared: a request the scheduler never prepared (6.12 can reuse
+	// a plug-cached passthrough request for a bio): no prepare_request,
+	// so no finish_request either.
+	bool flush_data = false;
+	bool unprepared = false;
 };
 
 class Host {
