@@ -30,15 +30,16 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test check module vmtest vmtest-integrity kbench bench format format-check clean distclean run
+.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-integrity kbench bench format format-check clean distclean run
 .PHONY: fuzz-build fuzz fuzz-short
 
 all: build
 
 help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
-	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest, blktests-quick,"
-	@echo "                   intree-check, vmtest-patched (what CI runs)"
+	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest (6.1),"
+	@echo "                   vmtest-6.12, blktests-quick, intree-check (what CI runs; about 45 minutes)"
+	@echo "make test-full     make test, then vmtest-patched"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
 	@echo "make unit          build, then run the test suites with ctest"
@@ -47,7 +48,9 @@ help:
 	@echo "make module        build the kernel modules for 6.1 into build/kmod/; KVER=6.12 (or a full"
 	@echo "                   6.12 KVER): for Debian 13's 6.12 into build/kmod-6.12/, in build/debian13"
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
-	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler)"
+	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler);"
+	@echo "                   KVER=6.12: Debian 13's 6.12 image with build/kmod-6.12, files in build/vm-6.12/"
+	@echo "make vmtest-6.12   make vmtest KVER=6.12 (part of make test)"
 	@echo "make vmtest-integrity  45-integrity's full matrix alone (both modes, all variants; ~45 min) on"
 	@echo "                   Debian's kernel; INTEGRITY_KERNEL=patched: on make vmtest-patched's kernel"
 	@echo "make kbench        the kernel benchmark: each scheduler's IOPS against none's, cost per request,"
@@ -59,7 +62,7 @@ help:
 	@echo "                   BLKTESTS_QUICK=DIR, default ../shared/blktests)"
 	@echo "make patches       the patch series for a kernel tree, into out/patches/"
 	@echo "make intree-check  apply the series to linux-source-6.1 and build block/ (=y, =m)"
-	@echo "make vmtest-patched  build a patched kernel, run the VM suite on it built in (part of make test)"
+	@echo "make vmtest-patched  build a patched kernel, run the VM suite on it built in (part of make test-full)"
 	@echo "make vmtest-debug  the same on a KASAN + lockdep + kmemleak + fault-injection kernel (not in make test)"
 	@echo "make fuzz          build $(FUZZ_DIR) (clang, libFuzzer) and fuzz each of efqsim's inputs for"
 	@echo "                   FUZZ_SECONDS (default 60) seconds: job files, devices, blktrace, blkparse, the"
@@ -85,7 +88,14 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-test: setup build unit fuzz-short format-check check vmtest blktests-quick intree-check vmtest-patched
+# make test: what CI runs (.ci/run), about 45 minutes on 2 cores: the VM
+# suite on both Debian kernels with the modules, blktests-quick, and the
+# patch series applied and built in-tree.  make test-full adds the VM suite
+# on a patched kernel with efq built in (vmtest-patched: a kernel build and
+# a third VM run, about 18 minutes more).
+test: setup build unit fuzz-short format-check check vmtest vmtest-6.12 blktests-quick intree-check
+
+test-full: test vmtest-patched
 
 # --- fuzzing: libFuzzer harnesses of efqsim's inputs (tests/fuzz) -------------
 # build/fuzz: clang with -fsanitize=fuzzer,address,undefined (EFQ_FUZZ);
@@ -117,8 +127,14 @@ module: setup
 
 # --- real kernel: Debian's image under qemu TCG with our modules --------------
 # (efqsim --list-tunables gives the expected tunables: needs build)
+# KVER=6.12 (or its full name): Debian 13's image with build/kmod-6.12,
+# files in build/vm-6.12/.
 vmtest: setup build module
-	@scripts/vm/vmtest
+	@scripts/vm/vmtest $(if $(KVER),--series $(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/'))
+
+# vmtest-6.12: make vmtest KVER=6.12 (part of make test)
+vmtest-6.12: setup build
+	@$(MAKE) --no-print-directory vmtest KVER=6.12
 
 # --- kbench: the kernel benchmark (tests/vm/60-overhead.sh) -------------------
 # Every scheduler's IOPS against none's on a fast null_blk, four cases
@@ -203,7 +219,7 @@ run: setup
 # vmtest-patched: a patched kernel with efq built in, booted under qemu; the
 #                 VM suite (tests/vm/) in built-in mode (a kernel build:
 #                 about 10 minutes the first time, 4 later; part of make
-#                 test; efqsim lists the tunables: needs build)
+#                 test-full; efqsim lists the tunables: needs build)
 .PHONY: patches intree-check vmtest-patched vmtest-debug
 patches: setup
 	@scripts/mkpatches

@@ -1928,16 +1928,23 @@ static void efq_rq_unlink(struct efq_data *efqd, struct request *rq)
  *
  * - a write's data part within a flush sequence (RQF_FLUSH_SEQ).  6.1's
  *   core never gives one to the scheduler; 6.12's inserts a pre-flushed
- *   write's data part at the head from the requeue work, and while it is
- *   held every other flush of the device waits, up to 5 s
- *   (blk_kick_flush()'s FLUSH_PENDING_TIMEOUT);
+ *   write's data part at the head from the requeue work, and an FUA write
+ *   on a device without FUA (data, then a post-flush) at the tail like any
+ *   write.  While either is held, every other flush of the device waits,
+ *   up to 5 s (blk_kick_flush()'s FLUSH_PENDING_TIMEOUT).  Both bypass,
+ *   as on 6.1: the price is that such a write escapes weights and classes
+ *   (6.12's mq-deadline and bfq schedule the tail one, and hold it only
+ *   briefly: no idling on it in mq-deadline);
  * - a request the scheduler did not prepare (efq_rq_sched_prepared()):
  *   6.12 may hand one over (a plug-cached request allocated for
- *   passthrough, reused for a read or write); the core never calls
+ *   passthrough, reused for a read or write), and 6.1 an FUA-only write
+ *   its driver requeued without RQF_DONTPREP; the core never calls
  *   finish_request for it, so the engine must not count it.
  *
- * Such a request holds no queue (rq->elv.priv[0] stays NULL: finish and
- * requeue do nothing for it) and is charged to no group.
+ * Such a request holds no queue (efq leaves rq->elv.priv[] alone and never
+ * reads it for the request: finish and requeue do nothing for a prepared
+ * one, whose efq_rq_queue() is NULL, and are not called for the others)
+ * and is charged to no group.
  *
  * Return: true if @rq went to the bypass list.
  */
@@ -2552,9 +2559,9 @@ int efq_debugfs_state_show(void *data, struct seq_file *m)
 	spin_lock_irq(&efqd->lock);
 	seq_printf(m, "hierarchical=%d fairness=%u\n", efqd->hierarchical,
 		   efqd->fairness);
-	seq_printf(m, "busy_queues=%u queued=%u in_driver=%u hold=%d idle_armed=%d\n",
+	seq_printf(m, "busy_queues=%u queued=%u in_driver=%u hold=%d idle_armed=%d bypass=%u\n",
 		   efqd->busy_queues, efqd->nr_queued, efqd->rq_in_driver,
-		   efqd->hold, efqd->idle_armed);
+		   efqd->hold, efqd->idle_armed, efqd->nr_bypass);
 	seq_puts(m, "active_queue: ");
 	if (efqd->active_queue)
 		efq_debugfs_queue(m, efqd, efqd->active_queue, path);
