@@ -69,14 +69,7 @@ flush_run() {
 		--ioengine=psync --offset=2g --size=512m --time_based --runtime=$RT --startdelay=1 --minimal
 	_pv=$!
 	touch /tmp/go
-	_ok=1
-	for _p in $_pv $_pb $_pi; do
-		if ! wait_pid $_p $((RT + 40)); then
-			_ok=0
-			kill -9 $_p 2>/dev/null
-		fi
-	done
-	if [ $_ok = 0 ]; then
+	if ! wait_all $((RT + 40)) $_pv $_pb $_pi; then
 		fail "flush: $_s: the three jobs end within $((RT + 40)) s"
 		return
 	fi

@@ -227,6 +227,20 @@ cg_value() {
 		echo 0
 }
 
+# wait_all TMO PID...: wait for each PID, at most TMO s each; a PID still
+# running then is killed.  Fails if any had to be.
+wait_all() {
+	_wtmo=$1 _wok=0
+	shift
+	for _wp in "$@"; do
+		if ! wait_pid $_wp $_wtmo; then
+			_wok=1
+			kill -9 $_wp 2>/dev/null
+		fi
+	done
+	return $_wok
+}
+
 # in_cg CGROUP OUTFILE CMD...: run CMD inside CGROUP in the background
 # (`$$` of a subshell is the parent's pid in busybox sh: a new sh writes its
 # own pid, then execs the command).  The pid is in $!.
