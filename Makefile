@@ -38,7 +38,7 @@ all: build
 help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
 	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest (6.1),"
-	@echo "                   vmtest-6.12, blktests-quick, intree-check (what CI runs; about 45 minutes)"
+	@echo "                   vmtest-6.12, blktests-quick, intree-check (what CI runs; about 60 minutes)"
 	@echo "make test-full     make test, then vmtest-patched"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
@@ -88,9 +88,10 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-# make test: what CI runs (.ci/run), about 45 minutes on 2 cores: the VM
-# suite on both Debian kernels with the modules, blktests-quick, and the
-# patch series applied and built in-tree.  make test-full adds the VM suite
+# make test: what CI runs (.ci/run), about 60 minutes on a fresh 2-core
+# machine (README: the parts' times): the VM suite on both Debian kernels
+# with the modules, blktests-quick, and the patch series applied and built
+# in-tree.  make test-full adds the VM suite
 # on a patched kernel with efq built in (vmtest-patched: a kernel build and
 # a third VM run, about 18 minutes more).
 test: setup build unit fuzz-short format-check check vmtest vmtest-6.12 blktests-quick intree-check
