@@ -460,11 +460,11 @@ void Model::flush_plug(Task *t)
 		run_queue();
 }
 
-void Model::insert(struct request *rq)
+void Model::insert(struct request *rq, bool at_head)
 {
 	LIST_HEAD(list);
 	list_add(&rq->queuelist, &list);
-	q_->elevator->type->ops.insert_requests(hctx_.get(), &list, false);
+	q_->elevator->type->ops.insert_requests(hctx_.get(), &list, at_head);
 	// blk-mq runs the hardware queue right after an insert, synchronously
 	if (in_run_)
 		schedule_run();
@@ -532,13 +532,7 @@ bool Model::alloc_request(Bio *b)
 		// 6.12: blk_flush_complete_seq() moves the data part to the
 		// requeue list; blk_mq_requeue_work() inserts it at the head
 		rq->rq_flags |= RQF_FLUSH_SEQ;
-		LIST_HEAD(list);
-		list_add(&rq->queuelist, &list);
-		q_->elevator->type->ops.insert_requests(hctx_.get(), &list, true);
-		if (in_run_)
-			schedule_run();
-		else
-			run_queue();
+		insert(rq, true);
 		return true;
 	}
 	Task *t = b->task;

@@ -213,7 +213,7 @@ private:
 	bool alloc_request(Bio *bio);
 	void wake_waiters();
 	void flush_plug(Task *t);
-	void insert(struct request *rq);
+	void insert(struct request *rq, bool at_head = false);
 	void schedule_run();
 	void run_queue();
 	void issue(struct request *rq);

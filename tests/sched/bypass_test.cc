@@ -36,6 +36,21 @@ protected:
 		return end;
 	}
 
+	// Group b's one 4 KiB IO @io (offset and size set here) at 30.5 ms,
+	// while /a holds the disk; the run to @end drained.  Its completion
+	// time and t0 in @done and @t0.
+	void SubmitFromB(int64_t end, Io io, std::shared_ptr<int64_t> *done, int64_t *t0)
+	{
+		TaskId b = Task(Spec("b", "b", 500));
+		*t0 = m_->now() + 30 * kMs + kMs / 2;
+		io.offset = 8ull << 30;
+		io.bytes = 4096;
+		m_->at(*t0, [this, b, io, done] { *done = Send(b, io); });
+		m_->run_until(end);
+		ASSERT_TRUE(m_->drain(end + 5000 * kMs));
+		ASSERT_TRUE(*done);
+	}
+
 	std::string State()
 	{
 		std::string err;
@@ -51,20 +66,12 @@ protected:
 TEST_P(Bypass, AFlushSequenceWriteIsDispatchedNext)
 {
 	const int64_t end = StartReader();
-	TaskId b = Task(Spec("b", "b", 500));
 	std::shared_ptr<int64_t> done;
-	const int64_t t0 = m_->now() + 30 * kMs + kMs / 2;
-	m_->at(t0, [&] {
-		Io io;
-		io.offset = 8ull << 30;
-		io.bytes = 4096;
-		io.write = true;
-		io.flush_data = true;
-		done = Send(b, io);
-	});
-	m_->run_until(end);
-	ASSERT_TRUE(m_->drain(end + 5000 * kMs));
-	ASSERT_TRUE(done);
+	int64_t t0 = 0;
+	Io io;
+	io.write = true;
+	io.flush_data = true;
+	ASSERT_NO_FATAL_FAILURE(SubmitFromB(end, io, &done, &t0));
 	// the read in flight, then this write: 2 ms, less a little
 	EXPECT_LE(*done - t0, 3 * kMs) << GetParam() << " held the flush sequence's data part";
 	EXPECT_NE(State().find("queued=0 in_driver=0"), std::string::npos) << State();
@@ -76,19 +83,11 @@ TEST_P(Bypass, AFlushSequenceWriteIsDispatchedNext)
 TEST_P(Bypass, AnUnpreparedRequestIsDispatchedAndNeverCounted)
 {
 	const int64_t end = StartReader();
-	TaskId b = Task(Spec("b", "b", 500));
 	std::shared_ptr<int64_t> done;
-	const int64_t t0 = m_->now() + 30 * kMs + kMs / 2;
-	m_->at(t0, [&] {
-		Io io;
-		io.offset = 8ull << 30;
-		io.bytes = 4096;
-		io.unprepared = true;
-		done = Send(b, io);
-	});
-	m_->run_until(end);
-	ASSERT_TRUE(m_->drain(end + 5000 * kMs));
-	ASSERT_TRUE(done);
+	int64_t t0 = 0;
+	Io io;
+	io.unprepared = true;
+	ASSERT_NO_FATAL_FAILURE(SubmitFromB(end, io, &done, &t0));
 	EXPECT_GE(*done, t0);
 	EXPECT_LE(*done - t0, 3 * kMs) << GetParam();
 	// nothing of it is left in the engine's counts
