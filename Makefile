@@ -14,9 +14,12 @@
 #                      (scripts/kernel-src); build/kernel-src-6.12: 6.12's
 #   build/debian13     the Debian 13 chroot the 6.12 modules build in (scripts/debian13)
 #   build/check        logs of the last `make check`
-#   build/patches      scratch repos of `make patches` (series in out/patches)
-#   build/intree       linux-source-6.1 tree + O= builds of `make intree-check`
-#   build/vmtest-patched  the kernel and initramfs of `make vmtest-patched`
+#   build/patches-6.12 scratch repos of `make patches` (series in out/patches-6.12,
+#   build/patches-6.1  out/patches-6.1)
+#   build/intree-6.12  linux-source-6.12 and -6.1 trees + O= builds of
+#   build/intree-6.1   `make intree-check`
+#   build/vmtest-patched-6.12  the kernels and initramfs of `make vmtest-patched`
+#   build/vmtest-patched       (the 6.1 one)
 #   build/kbench       the kernel image, initramfs and console of `make kbench`
 
 SHELL := /bin/bash
@@ -30,8 +33,8 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-integrity kbench bench format format-check clean distclean run
-.PHONY: fuzz-build fuzz fuzz-short
+.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
+.PHONY: fuzz-build fuzz fuzz-short soak
 
 all: build
 
@@ -60,14 +63,17 @@ help:
 	@echo "                   the default (BLKTESTS_MODES=control,listed,cfq,...): scripts/vm/blktests"
 	@echo "make blktests-quick  7 block tests, control and each efq scheduler as the default (part of make test;"
 	@echo "                   BLKTESTS_QUICK=DIR, default ../shared/blktests)"
-	@echo "make patches       the patch series for a kernel tree, into out/patches/"
-	@echo "make intree-check  apply the series to linux-source-6.1 and build block/ (=y, =m)"
-	@echo "make vmtest-patched  build a patched kernel, run the VM suite on it built in (part of make test-full)"
+	@echo "make patches       the patch series for a kernel tree: out/patches-6.12/ and out/patches-6.1/"
+	@echo "make intree-check  apply each series to its linux-source (6.12, 6.1) and build block/ (=y, =m)"
+	@echo "make vmtest-patched  build a patched 6.12 and a patched 6.1 kernel, run the VM suite on each with"
+	@echo "                   efq built in (KVER=6.12 or KVER=6.1: one; part of make test-full)"
 	@echo "make vmtest-debug  the same on a KASAN + lockdep + kmemleak + fault-injection kernel (not in make test)"
 	@echo "make fuzz          build $(FUZZ_DIR) (clang, libFuzzer) and fuzz each of efqsim's inputs for"
 	@echo "                   FUZZ_SECONDS (default 60) seconds: job files, devices, blktrace, blkparse, the"
 	@echo "                   command line, a bounded run"
 	@echo "make fuzz-short    the same, 20 s each (part of make test)"
+	@echo "make soak          SEEDS (default 5000) random scenarios of the real schedulers from SOAK_FIRST"
+	@echo "                   (default 1), every checker on; make unit runs seeds 1-512"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
@@ -94,9 +100,9 @@ unit: build
 # in-tree.  make test-full adds the VM suite
 # on a patched kernel with efq built in (vmtest-patched: a kernel build and
 # a third VM run, about 18 minutes more).
-test: setup build unit fuzz-short format-check check vmtest vmtest-6.12 blktests-quick intree-check
+test: setup build unit fuzz-short format-check check vmtest-6.12 vmtest-6.1-core blktests-quick intree-check
 
-test-full: test vmtest-patched
+test-full: test vmtest-6.1-rest vmtest-patched
 
 # --- fuzzing: libFuzzer harnesses of efqsim's inputs (tests/fuzz) -------------
 # build/fuzz: clang with -fsanitize=fuzzer,address,undefined (EFQ_FUZZ);
@@ -117,6 +123,33 @@ fuzz: fuzz-build
 fuzz-short: fuzz-build
 	@FUZZ_SECONDS=20 scripts/fuzz --fresh
 
+# --- soak: random scenarios of the real schedulers (tests/soak) --------------
+# One seed makes one case: a scheduler (efq's four, Linux's mq-deadline)
+# with random tunables, a device, a cgroup tree of 1-3 levels with weights
+# and classes, fio jobs and submitters of the test's own, and weight, class,
+# rule and tunable changes, scheduler switches and cgroup removals while it
+# runs; each runs on the block layer model with every checker on, under
+# ASan and UBSan (Documentation/kernel/reliability.rst, "The soak").  make
+# unit runs seeds 1-512; make soak runs SEEDS seeds from SOAK_FIRST in
+# $(JOBS) processes (logs in build/soak/); a failing seed prints its case
+# and the line that replays it.
+SEEDS ?= 5000
+SOAK_FIRST ?= 1
+soak: build
+	@mkdir -p build/soak; pids=(); start=$$SECONDS; \
+	for i in $$(seq 0 $$(($(JOBS) - 1))); do \
+		f=$$(($(SOAK_FIRST) + i * $(SEEDS) / $(JOBS))); \
+		n=$$(((i + 1) * $(SEEDS) / $(JOBS) - i * $(SEEDS) / $(JOBS))); \
+		EFQ_SOAK_FIRST=$$f EFQ_SOAK_SEEDS=$$n $(TEST_DIR)/efq_soak_tests \
+			--gtest_filter=Soak.Seeds >build/soak/$$i.log 2>&1 & pids+=($$!); \
+	done; \
+	rc=0; for i in $${!pids[@]}; do \
+		wait $${pids[$$i]} || { rc=1; cat build/soak/$$i.log; }; \
+	done; \
+	if [ $$rc = 0 ]; then \
+		echo "soak: $(SEEDS) seeds from $(SOAK_FIRST) passed in $$((SECONDS - start)) s"; \
+	fi; exit $$rc
+
 # --- kernel: style, sparse and the module build ----------------------------
 check: setup
 	@JOBS=$(JOBS) scripts/check
@@ -130,12 +163,27 @@ module: setup
 # (efqsim --list-tunables gives the expected tunables: needs build)
 # KVER=6.12 (or its full name): Debian 13's image with build/kmod-6.12,
 # files in build/vm-6.12/.
+# VMTEST_ONLY=PATTERN,...: only the guest test files whose names contain
+# one of the patterns (scripts/vm/vmtest --only).
 vmtest: setup build module
-	@scripts/vm/vmtest $(if $(KVER),--series $(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/'))
+	@scripts/vm/vmtest $(if $(KVER),--series $(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')) \
+		$(if $(VMTEST_ONLY),--only $(VMTEST_ONLY))
 
 # vmtest-6.12: make vmtest KVER=6.12 (part of make test)
 vmtest-6.12: setup build
 	@$(MAKE) --no-print-directory vmtest KVER=6.12
+
+# make test runs the whole suite on 6.12 and, on 6.1, the files that test
+# what a kernel version can change: the tunables and cgroup files, module
+# lifecycle, fairness, integrity, flushes, request limits and dispatch
+# order (vmtest-6.1-core); test-full adds 6.1's benchmark, blktrace, fio
+# script and replay files (vmtest-6.1-rest), which run on 6.12 in make test.
+VMTEST_61_CORE := 10-,20-,30-,40-,45-,47-,48-,50-
+VMTEST_61_REST := 60-,70-,80-,90-
+vmtest-6.1-core: setup build
+	@$(MAKE) --no-print-directory vmtest VMTEST_ONLY=$(VMTEST_61_CORE)
+vmtest-6.1-rest: setup build
+	@$(MAKE) --no-print-directory vmtest VMTEST_ONLY=$(VMTEST_61_REST)
 
 # --- kbench: the kernel benchmark (tests/vm/60-overhead.sh) -------------------
 # Every scheduler's IOPS against none's on a fast null_blk, four cases
@@ -213,25 +261,33 @@ run: setup
 	@JOBS=$(JOBS) scripts/run-demo $(RUN_ARGS)
 
 # --- the patch series for a kernel tree (Documentation/block/patch-series.rst)
-# patches:        out/patches/*.patch from block/ include/ Documentation/block/,
-#                 checked (checkpatch --strict, git am, patch -p1)
-# intree-check:   the series applied to linux-source-6.1, block/ built =y and
-#                 =m with sparse and modpost; plus vmtest-patched's dry run
+# Two series from the same files: against Debian 13's linux-source-6.12 and
+# Debian 12's linux-source-6.1 (6.12's tree is built in the chroot of
+# scripts/debian13).
+# patches:        out/patches-6.12/ and out/patches-6.1/ from block/ include/
+#                 Documentation/block/, checked (checkpatch --strict, git am,
+#                 patch -p1)
+# intree-check:   each series applied to its linux-source, block/ built =y
+#                 and =m with sparse and modpost; plus vmtest-patched's dry
+#                 runs
 # vmtest-patched: a patched kernel with efq built in, booted under qemu; the
-#                 VM suite (tests/vm/) in built-in mode (a kernel build:
-#                 about 10 minutes the first time, 4 later; part of make
-#                 test-full; efqsim lists the tunables: needs build)
+#                 VM suite (tests/vm/) in built-in mode; 6.12 then 6.1, or
+#                 KVER=6.12 / KVER=6.1 alone (a kernel build each: about 10
+#                 minutes the first time, 4 later; part of make test-full;
+#                 efqsim lists the tunables: needs build)
 .PHONY: patches intree-check vmtest-patched vmtest-debug
 patches: setup
 	@scripts/mkpatches
 
 intree-check: patches
 	@JOBS=$(JOBS) scripts/intree-check
-	@scripts/vmtest-patched --dry-run
+	@scripts/vmtest-patched --kernel 6.12 --dry-run
+	@scripts/vmtest-patched --kernel 6.1 --dry-run
 	@scripts/vmtest-patched --debug --dry-run
 
+PATCHED_KERNELS = $(if $(KVER),$(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/'),6.12 6.1)
 vmtest-patched: patches build
-	@JOBS=$(JOBS) scripts/vmtest-patched
+	@set -e; for k in $(PATCHED_KERNELS); do JOBS=$(JOBS) scripts/vmtest-patched --kernel $$k; done
 
 # vmtest-debug: the same patched kernel with KASAN, lockdep, PROVE_RCU,
 #               DEBUG_ATOMIC_SLEEP, list and object debugging, kmemleak and

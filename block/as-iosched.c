@@ -537,6 +537,10 @@ static void as_antic_begin(struct as_data *ad)
 {
 	if (ad->proc_finished) {
 		as_antic_waitnext(ad);
+	} else if (WARN_ON_ONCE(!ad->antic_proc ||
+				!ad->antic_proc->nr_dispatched)) {
+		/* no read in flight would end ANTIC_WAIT_REQ */
+		ad->antic_status = ANTIC_FINISHED;
 	} else {
 		ad->antic_status = ANTIC_WAIT_REQ;
 		as_log(ad, "antic_waitreq set");
@@ -939,9 +943,19 @@ static void as_add_request(struct as_data *ad, struct efq_queue *ioq,
 	       dir == AS_SYNC ? 'R' : 'W', aq->nr_queued[AS_SYNC],
 	       aq->nr_queued[AS_ASYNC]);
 	efq_request_add(ad->efqd, ioq, rq);
-	if (as_waiting(ad) && aq == as_active_aq(ad) &&
-	    as_can_break(ad, aq, rq))
-		as_antic_stop(ad, ANTIC_FINISHED);
+	if (!as_waiting(ad))
+		return;
+	if (aq == as_active_aq(ad)) {
+		if (as_can_break(ad, aq, rq))
+			as_antic_stop(ad, ANTIC_FINISHED);
+	} else if (p && p == ad->antic_proc) {
+		/*
+		 * The awaited read came, in another group's queue (REQ_META):
+		 * waiting on would only idle the disk.  The caller's queue
+		 * run follows the insert.
+		 */
+		as_antic_give_up(ad);
+	}
 }
 
 static void as_insert_requests(struct blk_mq_hw_ctx *hctx,
@@ -996,15 +1010,30 @@ static void as_request_done(struct as_data *ad, struct request *rq,
 		 * Given back by the driver: it completes out of our sight
 		 * (RQF_DONTPREP: through hctx->dispatch) or comes back later.
 		 * A wait for the awaited process's requests to finish would
-		 * never end.
+		 * never end, and one begun later would not either: forget the
+		 * process until AS dispatches a read again.
 		 */
-		if (p && p == ad->antic_proc && !p->nr_dispatched &&
-		    ad->antic_status == ANTIC_WAIT_REQ)
-			as_antic_stop(ad, ANTIC_FINISHED);
+		if (p && p == ad->antic_proc && !p->nr_dispatched) {
+			if (as_waiting(ad))
+				as_antic_stop(ad, ANTIC_FINISHED);
+			ad->antic_proc = NULL;
+		}
 		return;
 	}
 	if (p)
 		p->last_end = ktime_get_ns();
+	/*
+	 * The awaited process's last read completed, whichever queue it came
+	 * from: one process's reads can sit in two groups' queues (its
+	 * REQ_META reads are the root group's, efq_group_of_bio()), and
+	 * ANTIC_WAIT_REQ has no timer to end it.
+	 */
+	if (p && p == ad->antic_proc && !p->nr_dispatched) {
+		ad->antic_start = ktime_get_ns();
+		ad->proc_finished = true;
+		if (ad->antic_status == ANTIC_WAIT_REQ)
+			as_antic_waitnext(ad);
+	}
 	if (aq != as_active_aq(ad))
 		return;
 	/* the last write of a batch that changes to reads */
@@ -1016,12 +1045,6 @@ static void as_request_done(struct as_data *ad, struct request *rq,
 	    !ad->changed_batch) {
 		ad->batch_expires = ktime_get_ns() + ad->batch_expire[AS_SYNC];
 		ad->new_batch = false;
-	}
-	if (p && p == ad->antic_proc && !p->nr_dispatched) {
-		ad->antic_start = ktime_get_ns();
-		ad->proc_finished = true;
-		if (ad->antic_status == ANTIC_WAIT_REQ)
-			as_antic_waitnext(ad);
 	}
 	as_maybe_anticipate(ad);
 	as_log(ad, "complete: reads_q=%u writes_q=%u changed=%d new=%d switch=%d dir=%c",
@@ -1192,8 +1215,10 @@ static ssize_t as_tunable_store(struct elevator_queue *e, enum as_tunable t,
 				const char *page, size_t count)
 {
 	struct efq_data *efqd = e->elevator_data;
+	struct as_data *ad = as_of(efqd);
 	unsigned long long v;
 	u64 lo = 0, hi = AS_EXPIRE_MAX_MS;
+	bool kick = false;
 
 	if (kstrtoull(page, 10, &v))
 		return -EINVAL;
@@ -1203,8 +1228,21 @@ static ssize_t as_tunable_store(struct elevator_queue *e, enum as_tunable t,
 		hi = AS_ANTIC_EXPIRE_MAX_MS;
 	v = clamp_t(u64, v, lo, hi);
 	spin_lock_irq(&efqd->lock);
-	*as_tunable(as_of(efqd), t) = v * NSEC_PER_MSEC;
+	*as_tunable(ad, t) = v * NSEC_PER_MSEC;
+	/* a wait under way ends by the new antic_expire */
+	if (t == AS_TUNE_ANTIC_EXPIRE && ad->antic_status == ANTIC_WAIT_NEXT) {
+		u64 end = ad->antic_start + ad->antic_expire;
+		u64 now = ktime_get_ns();
+
+		if (now >= end)
+			kick = as_antic_give_up(ad);
+		else
+			hrtimer_start(&ad->antic_timer, ns_to_ktime(end - now),
+				      HRTIMER_MODE_REL);
+	}
 	spin_unlock_irq(&efqd->lock);
+	if (kick)
+		blk_mq_run_hw_queues(efqd->queue, true);
 	return count;
 }
 

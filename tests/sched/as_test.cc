@@ -371,4 +371,62 @@ TEST_F(As, ASequentialReaderInAChildGroupIsNotExpiredAfterEveryRequest)
 	ExpectNoReruns();
 }
 
+// A write to antic_expire moves a wait under way to its new end: the
+// reader's read is done at 1 ms and AS waits for its next one, until 7 ms
+// with the default 6 ms.  At 2 ms antic_expire becomes 3 (the wait ends at
+// 1 + 3 = 4 ms: the writes go at 4 and 5 ms) or 0 (it ends at once: 2 and
+// 3 ms).  Before the fix the wait ran its old course, to 7 ms.
+TEST_F(As, WritingAnticExpireMovesAWaitUnderWayToItsNewEnd)
+{
+	for (auto [value, first] : {std::pair{"3", 4}, std::pair{"0", 2}}) {
+		SCOPED_TRACE(std::string("antic_expire=") + value);
+		Make(Flat());
+		TaskId r = Task(Spec("reader")), w = Task(Spec("writer"));
+		const int64_t t0 = m_->now();
+		Submit(r, 0, 4096, false, true);
+		m_->at(t0 + 500 * kUs, [&] {
+			for (int i = 0; i < 2; i++)
+				Submit(w, (500 + 100 * i) * kMiB, 4096, true, false);
+		});
+		m_->at(t0 + 2 * kMs,
+		       [&, value = value] { EXPECT_EQ(m_->set_tunable("antic_expire", value), 0); });
+		ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
+		ASSERT_EQ(dev_->sent.size(), 3u);
+		EXPECT_EQ(dev_->sent[1].rq.sector, 500 * kMiB / 512);
+		EXPECT_EQ(dev_->sent[1].when, t0 + first * kMs);
+		EXPECT_EQ(dev_->sent[2].when, t0 + (first + 1) * kMs);
+		ExpectNoReruns();
+	}
+}
+
+// The awaited process's next read may land in another group's queue: a
+// REQ_META read is the root group's.  The reader (in /a) reads at 0, done
+// at 1 ms; AS waits for its next read, with writes of /a queued.  That
+// read comes at 2 ms as metadata, in the root group: waiting on would only
+// idle the disk until 7 ms, so /a's writes go at 2 and 3 ms (and the
+// metadata read after /a's group_idle, at 4 + 8 ms).
+TEST_F(As, AnAwaitedReadArrivingInAnotherGroupEndsTheWait)
+{
+	Config cfg;
+	cfg.scheduler = "as";
+	cfg.nr_requests = 128; // no tag waits
+	Make(cfg, 1, kMs);
+	TaskId r = Task(Spec("reader", "a", 500)), w = Task(Spec("writer", "a", 500));
+	const int64_t t0 = m_->now();
+	Submit(r, 0, 4096, false, true);
+	m_->at(t0 + 500 * kUs, [&] {
+		for (int i = 0; i < 2; i++)
+			Submit(w, (500 + 100 * i) * kMiB, 4096, true, false);
+	});
+	m_->at(t0 + 2 * kMs, [&] { Submit(r, 4096, 4096, false, true, true); });
+	ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
+	ASSERT_EQ(dev_->sent.size(), 4u);
+	EXPECT_EQ(dev_->sent[0].when, t0);
+	EXPECT_EQ(dev_->sent[1].when, t0 + 2 * kMs) << "the disk idled past the awaited read";
+	EXPECT_EQ(dev_->sent[2].when, t0 + 3 * kMs);
+	EXPECT_EQ(dev_->sent[3].when, t0 + 12 * kMs);
+	EXPECT_EQ(dev_->sent[3].rq.sector, 4096u / 512);
+	ExpectNoReruns();
+}
+
 } // namespace
