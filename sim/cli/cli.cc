@@ -2,6 +2,7 @@
 // efqsim's command line: run, compare and replay (cli.h).
 #include "cli/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +32,8 @@ using efqsim::cli::SetupHook;
 using efqsim::run::kVersion;
 
 const char *kUsage = R"(usage: efqsim [options] JOBFILE...
+       efqsim [options] [--OPTION=VALUE...] --name=JOB --OPTION=VALUE...
+                                             (jobs on the command line, as fio)
        efqsim compare [options] JOBFILE...  (every scheduler side by side;
                                               efqsim compare --help)
        efqsim replay [options] TRACE...     (a blktrace recording as the
@@ -39,6 +42,15 @@ const char *kUsage = R"(usage: efqsim [options] JOBFILE...
 Runs fio job files on a simulated disk through the efq schedulers (the
 kernel's own code) and prints fio's report plus each cgroup's disk time.
 Linux 6.1's own mq-deadline, unmodified, runs the same way, for comparison.
+JOBFILE - reads the job file from standard input.
+
+Jobs on the command line, as fio takes them: --name=JOB starts a job, the
+job options after it (--rw=randread or --rw randread; fio's flags such as
+--time_based alone) are its own, those before the first --name apply to
+every job ([global]); e.g.
+  efqsim --direct=1 --name=a --rw=randread --size=64m --cgroup=a
+Job options are those of a job file (Documentation/sim/workloads.rst); not
+with job files at once.
 
 options:
   --device D              hdd (default), ssd, null, multipath, MODEL:key=value,...
@@ -58,6 +70,13 @@ options:
                           /sys/block/DEV/queue/nr_requests
   --output-format F       normal (default) or json
   --output FILE           write the report to FILE instead of stdout
+  --max-runtime TIME      every job stops issuing IO after at most TIME
+                          (after its ramp_time), whatever runtime= says, so
+                          a runtime=900 job file runs in seconds: fio's time
+                          forms (10, 10s, 500ms, 2m)
+  --max-size SIZE         every job transfers at most SIZE bytes (as
+                          io_size=; its region stays as size= sets it):
+                          fio's size forms (64m, 1g)
   --print-device-params   print the device's parameters in the parameter-file
                           format and exit
   --list-tunables         print the scheduler's tunables (name, default,
@@ -67,6 +86,7 @@ options:
 )";
 
 const char *kCompareUsage = R"(usage: efqsim compare [options] JOBFILE...
+       efqsim compare [options] --name=JOB --OPTION=VALUE...
 
 Runs the job files under every scheduler: efq's cfq, deadline-fq, as and
 noop, each hierarchical and flat, and Linux's mq-deadline, flat (it knows no
@@ -82,6 +102,9 @@ options:
                           schedulers that have it, the others run without it
                           (the table notes which); one no scheduler has is
                           an error
+  --max-runtime TIME, --max-size SIZE
+                          as for efqsim; jobs on the command line and - for
+                          standard input as for efqsim
   --output-format F       normal (default) or json
   --output FILE           write the table to FILE instead of stdout
   --help                  this text
@@ -92,8 +115,10 @@ const char *kReplayUsage = R"(usage: efqsim replay [options] TRACE...
 Replays a blktrace recording on the simulated disk: every IO the trace
 queued (Q) is submitted again by a simulated process (one per traced pid,
 named comm[pid]), in the cgroup --map gives it.  TRACE is blktrace's binary
-per-CPU files (NAME.blktrace.0 NAME.blktrace.1 ...; merged in time order)
-or blkparse's text output.  Prints the run's report (one job per process)
+per-CPU files (NAME.blktrace.0 NAME.blktrace.1 ...; merged in time order),
+or the recording's base name NAME for all of them (as blkparse -i NAME), or
+blkparse's text output.  Missing CPU files, files given twice, duplicate
+events and IOs without completion are warned about on stderr.  Prints the run's report (one job per process)
 and, per cgroup, its recorded and predicted share of the bytes completed
 within the recorded span and while every mapped group was busy.
 Documentation/sim/replay.rst.
@@ -117,6 +142,40 @@ options:
   --help                  this text
 )";
 
+// A job option given on the command line (--rw=randread, --rw randread,
+// --time_based).
+struct JobArg {
+	std::string key;
+	std::string value;
+	bool bare = false; // no value: a flag
+	std::string text;  // as given, for messages
+};
+
+// The name jobs given on the command line have in the job-file parser's
+// messages (rewritten to the argument by locate_job_arg()).
+const char *kCommandLine = "<command line>";
+
+// fio's options that take no value on the command line (FIO_OPT_STR_SET:
+// getopt's optional_argument, so "--time_based 1" leaves the 1 alone);
+// every other job option takes the next word as its value when it has no
+// "=VALUE", as fio's getopt does.
+bool fio_flag(const std::string &key)
+{
+	static const char *const kFlags[] =
+		{"time_based", "group_reporting", "thread",  "stonewall",	"wait_for_previous",
+		 "new_group",  "norandommap",	  "exitall", "exitall_on_error"};
+	for (const char *f : kFlags)
+		if (key == f)
+			return true;
+	return false;
+}
+
+bool is_job_option(const std::string &key)
+{
+	static const std::vector<std::string> names = efqsim::workload::option_names();
+	return std::find(names.begin(), names.end(), key) != names.end();
+}
+
 struct Options {
 	std::string device = "hdd";
 	std::string scheduler = "noop";
@@ -130,6 +189,10 @@ struct Options {
 	bool print_params = false;
 	bool list_tunables = false;
 	std::vector<std::string> jobfiles;
+	// jobs on the command line, fio style, in order
+	std::vector<JobArg> job_args;
+	int64_t max_runtime_ns = 0; // --max-runtime; 0: none
+	uint64_t max_size = 0;	    // --max-size; 0: none
 	// replay
 	std::vector<efqsim::run::MapRule> maps;
 	efqsim::run::ReplayMode mode = efqsim::run::ReplayMode::open;
@@ -293,10 +356,53 @@ Options parse_args(int argc, char **argv, Command cmd)
 				bad_input("--output-format takes normal or json, not '" + v + "'");
 		} else if (is(a, "--output")) {
 			o.output = value(i, "--output");
+		} else if (is(a, "--max-runtime") || is(a, "--max-size")) {
+			std::string opt = a.substr(0, a.find('='));
+			if (replay)
+				bad_input("replay does not take " + opt +
+					  " (see efqsim replay --help)");
+			std::string v = value(i, opt);
+			std::string err;
+			if (opt == "--max-runtime") {
+				auto t = efqsim::workload::parse_time(v, 1'000'000'000, &err);
+				if (!t || *t <= 0)
+					bad_input("--max-runtime takes a time above 0 (10, 10s, "
+						  "500ms, 2m), not '" +
+						  v + "'" + (err.empty() ? "" : ": " + err));
+				o.max_runtime_ns = *t;
+			} else {
+				auto n = efqsim::workload::parse_size(v, 1024, &err);
+				if (!n || *n == 0)
+					bad_input(
+						"--max-size takes a size above 0 (64m, 1g), not '" +
+						v + "'" + (err.empty() ? "" : ": " + err));
+				o.max_size = *n;
+			}
 		} else if (a == "--print-device-params") {
 			o.print_params = true;
 		} else if (a == "--list-tunables") {
 			o.list_tunables = true;
+		} else if (a.size() > 2 && a[0] == '-' && a[1] == '-' &&
+			   is_job_option(a.substr(2, a.find('=') - 2))) {
+			// a job option, fio style
+			JobArg j;
+			j.key = a.substr(2, a.find('=') - 2);
+			if (replay)
+				bad_input(
+					"replay takes no job options (--" + j.key +
+					"): its workload is the trace (see efqsim replay --help)");
+			if (a.find('=') != std::string::npos) {
+				j.value = a.substr(a.find('=') + 1);
+				j.text = a;
+			} else if (!fio_flag(j.key) && i + 1 < args.size() &&
+				   !args[i + 1].empty() && args[i + 1][0] != '-') {
+				j.value = args[++i];
+				j.text = a + " " + j.value;
+			} else {
+				j.bare = true;
+				j.text = a;
+			}
+			o.job_args.push_back(j);
 		} else {
 			bad_input("unknown option " + a +
 				  (compare  ? " (see efqsim compare --help)"
@@ -306,9 +412,122 @@ Options parse_args(int argc, char **argv, Command cmd)
 	}
 	if (replay && o.jobfiles.empty())
 		bad_input("no trace file given (see efqsim replay --help)");
-	if (o.jobfiles.empty() && !o.print_params && !o.list_tunables)
+	if (!o.job_args.empty()) {
+		bool named = std::any_of(o.job_args.begin(), o.job_args.end(),
+					 [](const JobArg &j) { return j.key == "name"; });
+		if (!named)
+			bad_input(o.job_args[0].text +
+				  ": job options on the command line need --name=JOB to start a "
+				  "job (as in fio); a job file's options are changed in the file "
+				  "(or capped with --max-runtime and --max-size)");
+		if (!o.jobfiles.empty())
+			bad_input("jobs on the command line (" + o.job_args[0].text +
+				  ") and job files (" + o.jobfiles[0] +
+				  ") at once: give the jobs one way or the other");
+	}
+	if (std::count(o.jobfiles.begin(), o.jobfiles.end(), "-") > 1)
+		bad_input("'-' (the job file on standard input) is given twice");
+	if (o.jobfiles.empty() && o.job_args.empty() && !o.print_params && !o.list_tunables)
 		bad_input("no job file given (see --help)");
 	return o;
+}
+
+// The jobs given on the command line as a job file: the options before the
+// first --name in [global], each --name=JOB a section [JOB]; one line per
+// argument, @lines[n - 1] being the argument of line n.
+efqsim::workload::JobSource command_line_jobs(const std::vector<JobArg> &args,
+					      std::vector<std::string> *lines)
+{
+	std::string text;
+	lines->clear();
+	auto line = [&](const std::string &l, const std::string &arg) {
+		text += l + "\n";
+		lines->push_back(arg);
+	};
+	if (!args.empty() && args[0].key != "name")
+		line("[global]", args[0].text);
+	for (const JobArg &j : args) {
+		if (j.value.find_first_of(";#\n\r") != std::string::npos)
+			bad_input(j.text +
+				  ": a value on the command line cannot hold ';', '#' or a "
+				  "line break (they start a comment in a job file; put the "
+				  "job in a job file)");
+		if (j.key == "name") {
+			if (j.bare || j.value.empty())
+				bad_input(j.text + ": --name needs a value (--name=JOB)");
+			if (j.value.find_first_of("[]") != std::string::npos)
+				bad_input(j.text + ": a job name cannot hold '[' or ']'");
+			line("[" + j.value + "]", j.text);
+			continue;
+		}
+		if (!j.bare && j.value.empty())
+			bad_input(j.text + ": empty value");
+		line(j.bare ? j.key : j.key + "=" + j.value, j.text);
+	}
+	return efqsim::workload::JobSource{kCommandLine, text};
+}
+
+// A job-file error about the command line's jobs names the arguments
+// instead of "<command line>:N" ("--rw=bogus: why", "... (set at
+// --cgroup_weight=500)").
+std::string locate_job_arg(const std::string &err, const std::vector<std::string> &lines)
+{
+	std::string tag = std::string(kCommandLine) + ":";
+	std::string out;
+	size_t from = 0;
+	for (size_t at; (at = err.find(tag, from)) != std::string::npos;) {
+		size_t p = at + tag.size(), n = 0;
+		while (p < err.size() && err[p] >= '0' && err[p] <= '9' && n < 1'000'000)
+			n = n * 10 + static_cast<size_t>(err[p++] - '0');
+		out += err.substr(from, at - from);
+		if (n == 0 || n > lines.size())
+			out += tag;
+		else
+			out += lines[n - 1];
+		from = n == 0 || n > lines.size() ? at + tag.size() : p;
+	}
+	return out + err.substr(from);
+}
+
+// The jobs to run: the job files (read once, "-" from standard input), or
+// the command line's jobs (@lines: for locate_job_arg()).
+std::vector<efqsim::workload::JobSource> job_sources(const Options &o,
+						     std::vector<std::string> *lines)
+{
+	std::vector<efqsim::workload::JobSource> sources;
+	if (!o.job_args.empty()) {
+		sources.push_back(command_line_jobs(o.job_args, lines));
+		return sources;
+	}
+	for (const std::string &path : o.jobfiles) {
+		efqsim::workload::JobSource src;
+		std::string err;
+		if (!efqsim::workload::read_jobfile(path, &src, &err))
+			bad_input(err);
+		sources.push_back(std::move(src));
+	}
+	return sources;
+}
+
+// --max-runtime and --max-size, applied to every run's jobs before they
+// start (before any hook already there).
+void apply_caps(const Options &o, efqsim::run::Setup &setup)
+{
+	if (!o.max_runtime_ns && !o.max_size)
+		return;
+	auto inner = setup.prepare_jobs;
+	int64_t rt = o.max_runtime_ns;
+	uint64_t size = o.max_size;
+	setup.prepare_jobs = [inner, rt, size](std::vector<efqsim::workload::JobSpec> &jobs) {
+		for (efqsim::workload::JobSpec &j : jobs) {
+			if (rt && (j.runtime_ns == 0 || j.runtime_ns > rt))
+				j.runtime_ns = rt;
+			if (size && j.io_bytes > size)
+				j.io_bytes = size;
+		}
+		if (inner)
+			inner(jobs);
+	};
 }
 
 // The unit of a tunable, as Documentation/block/*.rst gives it: the
@@ -399,10 +618,15 @@ int compare_main(const Options &o, const SetupHook &adjust)
 		};
 	if (adjust)
 		adjust(setup);
+	apply_caps(o, setup);
+	std::vector<std::string> lines;
+	std::vector<efqsim::workload::JobSource> sources = job_sources(o, &lines);
 	efqsim::run::Comparison c;
 	efqsim::run::Status st =
-		efqsim::run::compare(setup, o.jobfiles, &c, &err,
+		efqsim::run::compare(setup, sources, &c, &err,
 				     [&](const std::string &run) { current = run; });
+	if (st == efqsim::run::Status::bad_input)
+		err = locate_job_arg(err, lines);
 	finish_run(st, err, shown);
 	if (o.json)
 		*out << efqsim::run::comparison_json(c);
@@ -434,6 +658,8 @@ int replay_main(const Options &o, const SetupHook &adjust)
 	efqsim::run::ReplayResult r;
 	efqsim::run::Status st = efqsim::run::replay(setup, ro, &r, &err);
 	finish_run(st, err, shown);
+	for (const std::string &w : r.warnings)
+		std::cerr << "efqsim: warning: " << efqsim::printable(w) << "\n";
 	if (o.json) {
 		*out << efqsim::run::replay_json(r);
 	} else {
@@ -492,8 +718,13 @@ int run_main(int argc, char **argv, const SetupHook &adjust)
 	setup.progress = progress_line("efqsim", &shown);
 	if (adjust)
 		adjust(setup);
+	apply_caps(o, setup);
+	std::vector<std::string> lines;
+	std::vector<efqsim::workload::JobSource> sources = job_sources(o, &lines);
 	efqsim::report::RunResult r;
-	efqsim::run::Status st = efqsim::run::run_jobfiles(setup, o.jobfiles, &r, &err);
+	efqsim::run::Status st = efqsim::run::run_sources(setup, sources, &r, &err);
+	if (st == efqsim::run::Status::bad_input)
+		err = locate_job_arg(err, lines);
 	finish_run(st, err, shown);
 
 	if (o.json)

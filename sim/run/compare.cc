@@ -130,11 +130,16 @@ const std::vector<std::string> &compare_schedulers()
 	return names;
 }
 
-Status compare(const Setup &base, const std::vector<std::string> &paths, Comparison *out,
-	       std::string *err, const std::function<void(const std::string &)> &starting)
+namespace {
+
+// compare() for @names, each run by @run_one.
+Status compare_runs(
+	const Setup &base, const std::vector<std::string> &names,
+	const std::function<Status(const Setup &, report::RunResult *, std::string *)> &run_one,
+	Comparison *out, std::string *err, const std::function<void(const std::string &)> &starting)
 {
 	*out = Comparison{};
-	out->jobfiles = paths;
+	out->jobfiles = names;
 	out->device = base.device;
 	out->seed = base.seed;
 
@@ -183,7 +188,7 @@ Status compare(const Setup &base, const std::vector<std::string> &paths, Compari
 			if (starting)
 				starting(s + (hier ? " hierarchical" : " flat"));
 			report::RunResult r;
-			Status st = run_jobfiles(setup, paths, &r, err);
+			Status st = run_one(setup, &r, err);
 			if (st == Status::time_limit) {
 				// its row covers the first 24 h; the others still run
 				stopped.push_back(s + (hier ? " hierarchical" : " flat"));
@@ -209,6 +214,33 @@ Status compare(const Setup &base, const std::vector<std::string> &paths, Compari
 		return Status::time_limit;
 	}
 	return Status::ok;
+}
+
+} // namespace
+
+Status compare(const Setup &base, const std::vector<std::string> &paths, Comparison *out,
+	       std::string *err, const std::function<void(const std::string &)> &starting)
+{
+	return compare_runs(
+		base, paths,
+		[&](const Setup &setup, report::RunResult *r, std::string *e) {
+			return run_jobfiles(setup, paths, r, e);
+		},
+		out, err, starting);
+}
+
+Status compare(const Setup &base, const std::vector<workload::JobSource> &sources, Comparison *out,
+	       std::string *err, const std::function<void(const std::string &)> &starting)
+{
+	std::vector<std::string> names;
+	for (const workload::JobSource &s : sources)
+		names.push_back(s.name);
+	return compare_runs(
+		base, names,
+		[&](const Setup &setup, report::RunResult *r, std::string *e) {
+			return run_sources(setup, sources, r, e);
+		},
+		out, err, starting);
 }
 
 void print_comparison(const Comparison &c, std::ostream &out)

@@ -68,6 +68,11 @@ struct Comparison {
 Status compare(const Setup &base, const std::vector<std::string> &paths, Comparison *out,
 	       std::string *err, const std::function<void(const std::string &)> &starting = {});
 
+// The same for job files already read (workload::read_jobfile(), or jobs
+// given on the command line); the table names them by JobSource::name.
+Status compare(const Setup &base, const std::vector<workload::JobSource> &sources, Comparison *out,
+	       std::string *err, const std::function<void(const std::string &)> &starting = {});
+
 // The side-by-side table; one line per cgroup and run.
 void print_comparison(const Comparison &c, std::ostream &out);
 // The same as JSON (ends in a newline).

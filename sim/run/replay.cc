@@ -728,6 +728,22 @@ Status replay(const Setup &setup, const ReplayOptions &opt, ReplayResult *out, s
 	Status s = rp.run(setup, builder, out, err);
 	if (s != Status::ok && s != Status::time_limit)
 		return s;
+	out->warnings = src->warnings();
+	if (out->incomplete >= kIncompleteWarnMin &&
+	    static_cast<double>(out->incomplete) >
+		    kIncompleteWarnFraction * static_cast<double>(out->ios)) {
+		char b[400];
+		std::snprintf(b, sizeof(b),
+			      "%" PRIu64 " of the trace's %" PRIu64
+			      " IOs (%.0f%%) have no completion: a CPU file missing, or a "
+			      "recording without completion events? They are replayed, but their "
+			      "recorded latencies and, in closed loop, the think times around "
+			      "them mean little",
+			      out->incomplete, out->ios,
+			      100.0 * static_cast<double>(out->incomplete) /
+				      static_cast<double>(out->ios));
+		out->warnings.push_back(b);
+	}
 	if (setup.inspect && s == Status::ok)
 		setup.inspect(model);
 	report::RunResult &r = out->run;
@@ -873,7 +889,10 @@ std::string replay_json(const ReplayResult &r)
 			      s.predicted_lat_ms);
 		rp += b;
 	}
-	rp += "\n    ]\n  }\n";
+	rp += "\n    ],\n    \"warnings\": [";
+	for (size_t i = 0; i < r.warnings.size(); i++)
+		rp += (i ? ", " : "") + quoted(r.warnings[i]);
+	rp += "]\n  }\n";
 	size_t last = j.find_last_not_of(" \n", close - 1);
 	return j.substr(0, last + 1) + rp + j.substr(close);
 }

@@ -83,9 +83,21 @@ struct ReplayResult {
 	// have the disk to themselves and the whole span's shares drift back to
 	// the recorded ones; the contended shares are what the weights decide.
 	Window contended_recorded, contended_simulated;
+	// What is odd about the trace but does not stop the replay: files
+	// given twice, CPU files missing from a NAME.blktrace.N sequence,
+	// duplicate events dropped, many IOs without a completion.  For
+	// stderr (the CLI prints "efqsim: warning: ..."), and the JSON.
+	std::vector<std::string> warnings;
 };
 
-// Replays @opt.traces under @setup (device, scheduler, hierarchical,
+// A warning when more than this fraction of a trace's IOs (and at least
+// kIncompleteWarnMin of them) have no completion: normally only the IOs at
+// the very end of a recording lack one.
+constexpr double kIncompleteWarnFraction = 0.05;
+constexpr uint64_t kIncompleteWarnMin = 16;
+
+// Replays @opt.traces (trace::open_trace(): files, or a recording's base
+// name NAME for NAME.blktrace.N) under @setup (device, scheduler, hierarchical,
 // tunables, seed, nr_requests, progress).  A replay still running 24 h of
 // simulated time after the end of its trace stops: Status::time_limit,
 // with *out covering the replay up to then (run.stopped says so).

@@ -2,6 +2,7 @@
 #include "run/run.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include "blk/model.h"
@@ -39,8 +40,15 @@ std::string scheduler_list()
 	return out;
 }
 
-Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
-		    report::RunResult *result, std::string *err)
+namespace {
+
+// Parses the jobs (from files, or sources already read) for @setup's device
+// and runs them.
+Status parse_and_run(
+	const Setup &setup,
+	const std::function<std::vector<workload::JobSpec>(
+		const workload::ParseContext &, std::string *, workload::JobFileInfo *)> &parse,
+	report::RunResult *result, std::string *err)
 {
 	if (Status s = check_scheduler(setup.scheduler, err); s != Status::ok)
 		return s;
@@ -52,13 +60,39 @@ Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
 	ctx.scheduler_names = scheduler_names(setup.scheduler);
 	ctx.seed = setup.seed;
 	workload::JobFileInfo info;
-	std::vector<workload::JobSpec> jobs = workload::parse_jobfiles(paths, ctx, err, &info);
+	std::vector<workload::JobSpec> jobs = parse(ctx, err, &info);
 	if (jobs.empty()) {
 		if (err->empty())
 			*err = "the job files define no job";
 		return Status::bad_input;
 	}
 	return run_jobs(setup, std::move(jobs), info, result, err);
+}
+
+} // namespace
+
+Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
+		    report::RunResult *result, std::string *err)
+{
+	return parse_and_run(
+		setup,
+		[&](const workload::ParseContext &ctx, std::string *e,
+		    workload::JobFileInfo *info) {
+			return workload::parse_jobfiles(paths, ctx, e, info);
+		},
+		result, err);
+}
+
+Status run_sources(const Setup &setup, const std::vector<workload::JobSource> &sources,
+		   report::RunResult *result, std::string *err)
+{
+	return parse_and_run(
+		setup,
+		[&](const workload::ParseContext &ctx, std::string *e,
+		    workload::JobFileInfo *info) {
+			return workload::parse_jobs(sources, ctx, e, info);
+		},
+		result, err);
 }
 
 std::unique_ptr<blk::Model> make_model(const Setup &setup, std::string *device_name,

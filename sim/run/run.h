@@ -81,6 +81,11 @@ std::string scheduler_list();
 Status run_jobfiles(const Setup &setup, const std::vector<std::string> &paths,
 		    report::RunResult *result, std::string *err);
 
+// The same for job files already read (workload::read_jobfile(), or jobs
+// given on the command line).
+Status run_sources(const Setup &setup, const std::vector<workload::JobSource> &sources,
+		   report::RunResult *result, std::string *err);
+
 // Runs jobs already parsed (with a ParseContext for @setup's device).
 // The simulated block layer for @setup: its device (prepared with
 // setup.prepare_device), scheduler, mode and tunables, initialised.  NULL

@@ -3,7 +3,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 namespace efqsim::trace {
@@ -128,8 +130,8 @@ public:
 			const char *s = b;
 			while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
 				s++;
-			if (s == e)
-				continue;
+			if (s == e || *s == '#')
+				continue; // a blank line, a comment or a header
 			if (*s < '0' || *s > '9') {
 				if (!std::strncmp(s, "CPU", 3) || !std::strncmp(s, "Total", 5) ||
 				    !std::strncmp(s, "Throughput", 10) ||
@@ -145,6 +147,8 @@ public:
 				err_ = where() + why;
 				return false;
 			}
+			if (!in_order(*ev))
+				return false;
 			count_++;
 			return true;
 		}
@@ -153,6 +157,42 @@ public:
 
 private:
 	std::string where() const { return path_ + ":" + std::to_string(line_no_) + ": "; }
+
+	// The event keeps its CPU's time order (kMaxBackwardsNs: blkparse
+	// prints events sorted by time) and makes no absurd jump
+	// (kMaxJumpNs); false with err_ otherwise.
+	bool in_order(const Event &ev)
+	{
+		auto [it, first] = last_.emplace(ev.cpu, ev.time_ns);
+		if (first)
+			return true;
+		int64_t prev = it->second;
+		char b[200];
+		if (ev.time_ns < prev - kMaxBackwardsNs) {
+			std::snprintf(
+				b, sizeof(b),
+				"time %.9f s is %.6f s before an earlier event of CPU %u "
+				"(%.9f s): blkparse prints events in time order (a corrupt or "
+				"spliced file?)",
+				static_cast<double>(ev.time_ns) / 1e9,
+				static_cast<double>(prev - ev.time_ns) / 1e9, ev.cpu,
+				static_cast<double>(prev) / 1e9);
+			err_ = where() + b;
+			return false;
+		}
+		if (ev.time_ns > prev && ev.time_ns - prev > kMaxJumpNs) {
+			std::snprintf(
+				b, sizeof(b),
+				"time %.9f s is %.1f days after the previous event of CPU %u: a "
+				"corrupt time stamp",
+				static_cast<double>(ev.time_ns) / 1e9,
+				static_cast<double>(ev.time_ns - prev) / 86400e9, ev.cpu);
+			err_ = where() + b;
+			return false;
+		}
+		it->second = std::max(prev, ev.time_ns);
+		return true;
+	}
 
 	// The next line without its newline; false at the end or on an error.
 	bool line(const char **b, const char **e)
@@ -203,6 +243,7 @@ private:
 	uint64_t line_no_ = 0;
 	bool eof_ = false;
 	bool summary_ = false;
+	std::unordered_map<uint32_t, int64_t> last_; // CPU -> its latest time
 };
 
 } // namespace
@@ -237,8 +278,10 @@ bool parse_line(const char *begin, const char *end, Event *ev, std::string *why)
 		return fail(why, "expected the pid");
 	const char *ab, *ae;
 	c.word(&ab, &ae);
-	if (ae - ab != 1 || !is_action(*ab))
-		return fail(why, "expected the action (Q, G, I, D, C, M, F, ...)");
+	// blkparse prints an unplug by the timer as UT (T in its -f format)
+	bool timer = ae - ab == 2 && ab[0] == 'U' && ab[1] == 'T';
+	if ((ae - ab != 1 || !is_action(*ab)) && !timer)
+		return fail(why, "expected the action (Q, G, I, D, C, M, F, P, U, UT, ...)");
 	const char *rb, *re;
 	c.word(&rb, &re);
 	uint32_t rwbs = 0;
@@ -249,7 +292,7 @@ bool parse_line(const char *begin, const char *end, Event *ev, std::string *why)
 	ev->seq = seq;
 	ev->time_ns = static_cast<int64_t>(sec * 1'000'000'000ull + frac);
 	ev->pid = static_cast<uint32_t>(pid);
-	ev->action = *ab;
+	ev->action = timer ? 'T' : *ab;
 	ev->rwbs = rwbs;
 	ev->sector = 0;
 	ev->sectors = 0;
@@ -300,11 +343,12 @@ bool parse_line(const char *begin, const char *end, Event *ev, std::string *why)
 std::string format_event(const Event &ev)
 {
 	char head[128];
-	std::snprintf(head, sizeof(head), "%3u,%-3u %2u %8llu %5lld.%09lld %5u  %c %3s ",
+	const char action[3] = {ev.action == 'T' ? 'U' : ' ', ev.action, 0};
+	std::snprintf(head, sizeof(head), "%3u,%-3u %2u %8llu %5lld.%09lld %5u %s %3s ",
 		      dev_major(ev.dev), dev_minor(ev.dev), ev.cpu,
 		      static_cast<unsigned long long>(ev.seq),
 		      static_cast<long long>(ev.time_ns / 1'000'000'000),
-		      static_cast<long long>(ev.time_ns % 1'000'000'000), ev.pid, ev.action,
+		      static_cast<long long>(ev.time_ns % 1'000'000'000), ev.pid, action,
 		      rwbs_string(ev.rwbs).c_str());
 	std::string s = head;
 	char tail[96];
@@ -312,9 +356,11 @@ std::string format_event(const Event &ev)
 	case 'm':
 		return s + ev.message + "\n";
 	case 'P':
+		return s + "[" + ev.comm + "]\n";
 	case 'U':
 	case 'T':
-		return s + "[" + ev.comm + "]\n";
+		// blkparse: the requests the unplug released after the comm
+		return s + "[" + ev.comm + "] 1\n";
 	case 'C':
 		std::snprintf(tail, sizeof(tail), "%llu + %u [%d]\n",
 			      static_cast<unsigned long long>(ev.sector), ev.sectors, ev.error);

@@ -5,13 +5,19 @@
 //     8,0    0        1     0.000000000  1234  Q   R 12345 + 8 [fio]
 //     8,0    0        5     0.000300000     0  C   R 12345 + 8 [0]
 //     8,0    0        2     0.000001000  1234  P   N [fio]
+//     8,0    0        3     0.000004000  1234  U   N [fio] 1
+//     8,0    0        4     0.004000000   310 UT   N [kworker/0:1] 2
 //     8,0    0        0     0.000002000     0  m   N a message
 //
 // (device, cpu, sequence, seconds.nanoseconds, pid, action, RWBS, then
-// "sector + sectors [comm]", "[error]" for C, "[comm]" for P/U/T, "sector /
-// sector [comm]" for X, the text for m).  The summary blkparse prints at the
-// end ("CPU0 (8,0):", "Total (8,0):", "Throughput ...") and everything after
-// it is ignored.
+// "sector + sectors [comm]", "[error]" for C, "[comm]" for P, "[comm]" and
+// the requests released for U and UT (the timer's unplug, Event::action
+// 'T'), "sector / sector [comm]" for X, the text for m).  Lines starting
+// with '#' (comments, a header such as "#Maj,Mn CPU ...") and blank lines
+// are skipped.  The summary blkparse prints at the end ("CPU0 (8,0):",
+// "Total (8,0):", "Throughput ...") and everything after it is ignored.
+// One CPU's events going back in time (kMaxBackwardsNs) or jumping a month
+// ahead is an error "FILE:LINE: ...", as is any other malformed line.
 #pragma once
 
 #include <memory>

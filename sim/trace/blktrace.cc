@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "trace/blktrace.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 namespace efqsim::trace {
@@ -104,6 +106,8 @@ public:
 			pos_ += kRecordSize + pdu_len;
 			offset_ += kRecordSize + pdu_len;
 			if (decode(p, pdu, pdu_len, at, ev)) {
+				if (!in_order(*ev, at))
+					return false;
 				count_++;
 				return true;
 			}
@@ -118,10 +122,45 @@ private:
 		return b;
 	}
 
-	bool fail(const std::string &why)
+	bool fail(const std::string &why, uint64_t at)
 	{
-		err_ = path_ + ": byte offset " + std::to_string(offset_) + ": " + why;
+		err_ = path_ + ": byte offset " + std::to_string(at) + ": " + why;
 		return false;
+	}
+	bool fail(const std::string &why) { return fail(why, offset_); }
+
+	// The record at @at keeps its CPU's time order (kMaxBackwardsNs) and
+	// makes no absurd jump (kMaxJumpNs); false with err_ otherwise.
+	bool in_order(const Event &ev, uint64_t at)
+	{
+		auto [it, first] = last_.emplace(ev.cpu, ev.time_ns);
+		if (first)
+			return true;
+		int64_t prev = it->second;
+		char b[200];
+		if (ev.time_ns < prev - kMaxBackwardsNs) {
+			std::snprintf(
+				b, sizeof(b),
+				"time stamp %lld ns is %.6f s before the previous record of CPU "
+				"%u (%lld ns): blktrace writes each CPU's records in time order "
+				"(a corrupt or spliced file?)",
+				static_cast<long long>(ev.time_ns),
+				static_cast<double>(prev - ev.time_ns) / 1e9, ev.cpu,
+				static_cast<long long>(prev));
+			return fail(b, at);
+		}
+		if (ev.time_ns > prev && ev.time_ns - prev > kMaxJumpNs) {
+			std::snprintf(
+				b, sizeof(b),
+				"time stamp %lld ns is %.1f days after the previous record of "
+				"CPU %u (%lld ns): a corrupt time stamp",
+				static_cast<long long>(ev.time_ns),
+				static_cast<double>(ev.time_ns - prev) / 86400e9, ev.cpu,
+				static_cast<long long>(prev));
+			return fail(b, at);
+		}
+		it->second = std::max(prev, ev.time_ns);
+		return true;
 	}
 
 	// Makes @n bytes available at pos_; false at a clean end of file
@@ -239,6 +278,7 @@ private:
 	uint64_t offset_ = 0; // of buf_[pos_] in the file
 	bool eof_ = false;
 	bool swap_known_ = false, swap_ = false;
+	std::unordered_map<uint32_t, int64_t> last_; // CPU -> its latest time stamp
 };
 
 } // namespace

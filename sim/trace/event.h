@@ -71,20 +71,52 @@ public:
 	const std::string &error() const { return err_; }
 	// Events read so far.
 	uint64_t count() const { return count_; }
+	// What is odd about the trace but not wrong enough to stop (duplicate
+	// events dropped, CPU files missing), for stderr; complete once next()
+	// has returned false.
+	virtual std::vector<std::string> warnings() const { return {}; }
 
 protected:
 	std::string err_;
 	uint64_t count_ = 0;
 };
 
+// How far one CPU's events may go back in time within a file before the
+// reader calls the trace corrupt: blktrace stamps each CPU's records from a
+// monotonic clock, in the order it writes them, and blkparse prints them
+// sorted by time, so a step back is a corrupt or spliced file.  A little
+// slack for clocks adjusted while tracing.
+constexpr int64_t kMaxBackwardsNs = 1'000'000; // 1 ms
+// The largest forward jump between two consecutive events of one CPU in a
+// file (beyond it a time stamp is corrupt: replaying it would mean waiting
+// for a month).
+constexpr int64_t kMaxJumpNs = int64_t{30} * 24 * 3600 * 1'000'000'000;
+
+// The files a trace's command-line arguments name, as blkparse -i and
+// btreplay take them: an existing file is itself; NAME that is no file
+// stands for every NAME.blktrace.N (N = 0, 1, ...; in N's order) in NAME's
+// folder.  The same file named twice is read once.  @warnings (may be
+// null) gets a line for each file given twice and for each CPU file missing
+// from a NAME.blktrace.N sequence (N below the highest given or found, not
+// given).  False with *err when an argument is neither a file nor a base
+// name.
+bool resolve_trace_files(const std::vector<std::string> &args, std::vector<std::string> *files,
+			 std::vector<std::string> *warnings, std::string *err);
+
 // Opens @paths as one trace: binary blktrace files (recognised by their
 // magic, in either byte order) or blkparse text, merged in time order
 // (a k-way merge; each file must be in time order itself, as blktrace and
-// blkparse write them).  Memory is bounded by the number of files.  Null
-// and *err set when a file cannot be opened or mixes formats.
+// blkparse write them).  @paths goes through resolve_trace_files() first,
+// whose warnings the source's warnings() repeats.  Memory is bounded by the
+// number of files.  Null and *err set when a file cannot be opened or mixes
+// formats.
 std::unique_ptr<EventSource> open_trace(const std::vector<std::string> &paths, std::string *err);
 
 // The k-way merge itself (by time, then sequence number, then file order).
-std::unique_ptr<EventSource> merge_sources(std::vector<std::unique_ptr<EventSource>> sources);
+// An event identical to one already delivered (the same time, device, CPU,
+// sequence number, pid, action, RWBS, sectors, error and text: the same
+// record read twice) is dropped, and warnings() counts them.
+std::unique_ptr<EventSource> merge_sources(std::vector<std::unique_ptr<EventSource>> sources,
+					   std::vector<std::string> warnings = {});
 
 } // namespace efqsim::trace

@@ -4,6 +4,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <sys/stat.h>
 
 #include "trace/blkparse.h"
 #include "trace/blktrace.h"
@@ -43,7 +49,8 @@ namespace {
 // over 40 CPU files is common.
 class Merge final : public EventSource {
 public:
-	explicit Merge(std::vector<std::unique_ptr<EventSource>> s) : src_(std::move(s))
+	Merge(std::vector<std::unique_ptr<EventSource>> s, std::vector<std::string> warnings)
+	    : src_(std::move(s)), warnings_(std::move(warnings))
 	{
 		heads_.resize(src_.size());
 		heap_.reserve(src_.size());
@@ -51,25 +58,72 @@ public:
 
 	bool next(Event *ev) override
 	{
-		if (!err_.empty())
-			return false;
-		if (!primed_) {
-			primed_ = true;
-			for (size_t i = 0; i < src_.size(); i++)
-				if (!advance(i))
-					return false;
+		for (;;) {
+			if (!err_.empty())
+				return false;
+			if (!primed_) {
+				primed_ = true;
+				for (size_t i = 0; i < src_.size(); i++)
+					if (!advance(i))
+						return false;
+			}
+			if (heap_.empty())
+				return false;
+			std::pop_heap(heap_.begin(), heap_.end(), later_);
+			size_t best = heap_.back();
+			heap_.pop_back();
+			std::swap(*ev, heads_[best]);
+			bool dup = duplicate(*ev);
+			if (!advance(best))
+				return false;
+			if (dup)
+				continue;
+			count_++;
+			return true;
 		}
-		if (heap_.empty())
-			return false;
-		std::pop_heap(heap_.begin(), heap_.end(), later_);
-		size_t best = heap_.back();
-		heap_.pop_back();
-		std::swap(*ev, heads_[best]);
-		count_++;
-		return advance(best);
+	}
+
+	std::vector<std::string> warnings() const override
+	{
+		std::vector<std::string> w = warnings_;
+		if (dups_) {
+			char at[48];
+			std::snprintf(at, sizeof(at), "%.9f s",
+				      static_cast<double>(first_dup_) / 1e9);
+			w.push_back(std::to_string(dups_) + " duplicate event" +
+				    (dups_ == 1 ? "" : "s") +
+				    " dropped (a record read twice: the same time, device, CPU, "
+				    "sequence number, action and sectors; the first at " +
+				    at +
+				    "): a file given twice under two names, or a recording copied "
+				    "into itself?");
+		}
+		return w;
 	}
 
 private:
+	// The identity of an event: two events with the same key are the same
+	// record read twice.
+	using Key = std::tuple<uint64_t, uint32_t, uint32_t, uint32_t, char, uint32_t, uint64_t,
+			       uint32_t, int, std::string>;
+
+	// True if @ev repeats an event already delivered.  Events come in
+	// time order, so only those of the current time stamp are kept.
+	bool duplicate(const Event &ev)
+	{
+		if (ev.time_ns != same_time_) {
+			same_time_ = ev.time_ns;
+			seen_.clear();
+		}
+		Key k{ev.seq,  ev.dev,	  ev.cpu,     ev.pid,	ev.action,
+		      ev.rwbs, ev.sector, ev.sectors, ev.error, ev.comm + '\n' + ev.message};
+		if (seen_.insert(std::move(k)).second)
+			return false;
+		if (!dups_++)
+			first_dup_ = ev.time_ns;
+		return true;
+	}
+
 	// Reads source @i's next event into its head and, if there is one,
 	// puts the source back into the heap.
 	bool advance(size_t i)
@@ -106,15 +160,138 @@ private:
 	std::vector<size_t> heap_; // sources with a head event
 	Later later_{this};
 	bool primed_ = false;
+	std::vector<std::string> warnings_; // of resolving the files
+	int64_t same_time_ = -1;
+	std::set<Key> seen_; // the events delivered at same_time_
+	uint64_t dups_ = 0;
+	int64_t first_dup_ = 0;
 };
+
+// "NAME.blktrace.N" -> NAME and N; false for other names.
+bool cpu_file(const std::string &path, std::string *base, unsigned long *n)
+{
+	static const std::string kTag = ".blktrace.";
+	size_t t = path.rfind(kTag);
+	if (t == std::string::npos || t == 0)
+		return false;
+	std::string digits = path.substr(t + kTag.size());
+	if (digits.empty() || digits.size() > 6 ||
+	    !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+		return false;
+	*base = path.substr(0, t);
+	*n = std::stoul(digits);
+	return true;
+}
+
+// The numbers N of the NAME.blktrace.N files in NAME's folder.
+std::set<unsigned long> cpu_files_of(const std::string &base)
+{
+	std::set<unsigned long> found;
+	std::filesystem::path b(base);
+	std::filesystem::path dir = b.parent_path().empty() ? "." : b.parent_path();
+	std::string prefix = b.filename().string() + ".blktrace.";
+	std::error_code ec;
+	std::filesystem::directory_iterator it(dir, ec), end;
+	for (; !ec && it != end; it.increment(ec)) {
+		std::string name = it->path().filename().string();
+		std::string nb;
+		unsigned long n;
+		if (name.compare(0, prefix.size(), prefix) == 0 && cpu_file(name, &nb, &n) &&
+		    nb + ".blktrace." == prefix && it->is_regular_file(ec))
+			found.insert(n);
+	}
+	return found;
+}
 
 } // namespace
 
-std::unique_ptr<EventSource> merge_sources(std::vector<std::unique_ptr<EventSource>> sources)
+std::unique_ptr<EventSource> merge_sources(std::vector<std::unique_ptr<EventSource>> sources,
+					   std::vector<std::string> warnings)
 {
-	if (sources.size() == 1)
-		return std::move(sources[0]);
-	return std::make_unique<Merge>(std::move(sources));
+	return std::make_unique<Merge>(std::move(sources), std::move(warnings));
+}
+
+bool resolve_trace_files(const std::vector<std::string> &args, std::vector<std::string> *files,
+			 std::vector<std::string> *warnings, std::string *err)
+{
+	std::vector<std::string> out;
+	std::vector<std::string> warn;
+	std::map<std::pair<uint64_t, uint64_t>, std::string> ids; // (dev, inode) -> as named
+	auto add = [&](const std::string &path) {
+		struct stat st;
+		if (::stat(path.c_str(), &st) == 0) {
+			auto [it, fresh] =
+				ids.emplace(std::make_pair(static_cast<uint64_t>(st.st_dev),
+							   static_cast<uint64_t>(st.st_ino)),
+					    path);
+			if (!fresh) {
+				warn.push_back(path + " is " +
+					       (it->second == path
+							? "given twice"
+							: "the same file as " + it->second) +
+					       ": read once");
+				return;
+			}
+		}
+		out.push_back(path);
+	};
+	for (const std::string &a : args) {
+		std::error_code ec;
+		if (std::filesystem::exists(a, ec) || a.empty()) {
+			add(a);
+			continue;
+		}
+		std::set<unsigned long> ns = cpu_files_of(a);
+		if (ns.empty()) {
+			*err = a + ": " + std::strerror(ENOENT) + " (nor any " + a +
+			       ".blktrace.N: a blktrace recording's base name)";
+			return false;
+		}
+		for (unsigned long n : ns)
+			add(a + ".blktrace." + std::to_string(n));
+	}
+	// Gaps in each NAME.blktrace.N sequence: a CPU's file not read.
+	std::map<std::string, std::set<unsigned long>> given;
+	for (const std::string &f : out) {
+		std::string base;
+		unsigned long n;
+		if (cpu_file(f, &base, &n))
+			given[base].insert(n);
+	}
+	for (const auto &[base, ns] : given) {
+		std::set<unsigned long> on_disk = cpu_files_of(base);
+		unsigned long top = std::max(*ns.rbegin(), on_disk.empty() ? 0 : *on_disk.rbegin());
+		std::vector<unsigned long> absent, unread;
+		for (unsigned long n = 0; n <= top; n++)
+			if (!ns.count(n))
+				(on_disk.count(n) ? unread : absent).push_back(n);
+		// "1", "1, 3", "1, 2, 3, 4, 5, 6, 7, 8 and 12 more"
+		auto list = [](const std::vector<unsigned long> &v) {
+			std::string l;
+			for (size_t i = 0; i < v.size() && i < 8; i++)
+				l += (i ? ", " : "") + std::to_string(v[i]);
+			if (v.size() > 8)
+				l += " and " + std::to_string(v.size() - 8) + " more";
+			return l;
+		};
+		if (!absent.empty())
+			warn.push_back(
+				base + ".blktrace." + list(absent) +
+				(absent.size() == 1 ? " is" : " are") +
+				" missing (the recording has " + base + ".blktrace." +
+				std::to_string(*ns.rbegin()) +
+				"): those CPUs' events are not replayed, and IOs queued on one "
+				"CPU and completed on a missing one have no completion");
+		if (!unread.empty())
+			warn.push_back(
+				base + ".blktrace." + list(unread) +
+				(unread.size() == 1 ? " exists but was" : " exist but were") +
+				" not given: give every CPU's file, or just " + base);
+	}
+	*files = std::move(out);
+	if (warnings)
+		warnings->insert(warnings->end(), warn.begin(), warn.end());
+	return true;
 }
 
 std::unique_ptr<EventSource> open_trace(const std::vector<std::string> &paths, std::string *err)
@@ -123,9 +300,12 @@ std::unique_ptr<EventSource> open_trace(const std::vector<std::string> &paths, s
 		*err = "no trace file given";
 		return nullptr;
 	}
+	std::vector<std::string> files, warnings;
+	if (!resolve_trace_files(paths, &files, &warnings, err))
+		return nullptr;
 	std::vector<std::unique_ptr<EventSource>> sources;
 	int kinds = 0; // 1 binary, 2 text
-	for (const std::string &path : paths) {
+	for (const std::string &path : files) {
 		FILE *f = std::fopen(path.c_str(), "rb");
 		if (!f) {
 			*err = path + ": " + std::strerror(errno);
@@ -151,7 +331,7 @@ std::unique_ptr<EventSource> open_trace(const std::vector<std::string> &paths, s
 			return nullptr;
 		sources.push_back(std::move(s));
 	}
-	return merge_sources(std::move(sources));
+	return merge_sources(std::move(sources), std::move(warnings));
 }
 
 } // namespace efqsim::trace

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -1462,26 +1463,45 @@ std::vector<JobSpec> parse_jobs(const std::vector<JobSource> &sources, const Par
 	return jobs;
 }
 
+bool read_jobfile(const std::string &path, JobSource *out, std::string *err)
+{
+	std::stringstream ss;
+	if (path == "-") {
+		ss << std::cin.rdbuf();
+		if (std::cin.bad()) {
+			*err = "<stdin>: cannot read the job file";
+			return false;
+		}
+		std::cin.clear();
+		*out = JobSource{"<stdin>", ss.str()};
+		return true;
+	}
+	std::error_code ec;
+	if (std::filesystem::is_directory(path, ec)) {
+		*err = printable(path + ": is a directory, not a job file");
+		return false;
+	}
+	errno = 0;
+	std::ifstream f(path, std::ios::binary);
+	if (!f) {
+		*err = printable(path + ": cannot read the job file" +
+				 (errno ? std::string(": ") + std::strerror(errno) : ""));
+		return false;
+	}
+	ss << f.rdbuf();
+	*out = JobSource{path, ss.str()};
+	return true;
+}
+
 std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const ParseContext &ctx,
 				    std::string *err, JobFileInfo *info)
 {
 	std::vector<JobSource> sources;
 	for (const auto &path : paths) {
-		std::error_code ec;
-		if (std::filesystem::is_directory(path, ec)) {
-			*err = printable(path + ": is a directory, not a job file");
+		JobSource src;
+		if (!read_jobfile(path, &src, err))
 			return {};
-		}
-		errno = 0;
-		std::ifstream f(path, std::ios::binary);
-		if (!f) {
-			*err = printable(path + ": cannot read the job file" +
-					 (errno ? std::string(": ") + std::strerror(errno) : ""));
-			return {};
-		}
-		std::stringstream ss;
-		ss << f.rdbuf();
-		sources.push_back(JobSource{path, ss.str()});
+		sources.push_back(std::move(src));
 	}
 	return parse_jobs(sources, ctx, err, info);
 }

@@ -127,6 +127,11 @@ struct JobFileInfo {
 // @info, when not null, receives what the files say beyond the jobs.
 std::vector<JobSpec> parse_jobfiles(const std::vector<std::string> &paths, const ParseContext &ctx,
 				    std::string *err, JobFileInfo *info = nullptr);
+// Reads the job file @path into @out for parse_jobs(): "-" is standard
+// input, named "<stdin>" in messages (read it once: a second "-" finds it
+// empty).  False with *err ("PATH: why") if it cannot be read or is a
+// folder.
+bool read_jobfile(const std::string &path, JobSource *out, std::string *err);
 std::vector<JobSpec> parse_jobs(const std::vector<JobSource> &sources, const ParseContext &ctx,
 				std::string *err, JobFileInfo *info = nullptr);
 

@@ -249,7 +249,7 @@ TEST(ReaderErrors, SayWhichFileAndWhere)
 			    "  8,0 0 1 0.000000001 1 Q R 8 + 8 [a]\n  8,0 0 2 0.1 1 Z R 8 + 8 "
 			    "[a]\n");
 	read_all({tpath}, &err);
-	EXPECT_EQ(err, tpath + ":2: expected the action (Q, G, I, D, C, M, F, ...)");
+	EXPECT_EQ(err, tpath + ":2: expected the action (Q, G, I, D, C, M, F, P, U, UT, ...)");
 	testgen::write_file(tpath, "hello\n");
 	read_all({tpath}, &err);
 	EXPECT_EQ(err, tpath + ":1: not a blkparse event line");
