@@ -7,8 +7,8 @@
  * block/ and include/ are written once, against thin wrappers named for
  * what they do (efq_insert_at_head(), efq_blkcg_activate(), ...); this
  * file picks the definitions for the kernel being built.  It is the only
- * place with a LINUX_VERSION_CODE check (design.md: no environment #if in
- * block/ or include/).  Each branch lives in a header of its own, without
+ * place with a LINUX_VERSION_CODE check (no environment #if in block/ or
+ * include/: scripts/check's one-source test).  Each branch lives in a header of its own, without
  * any #if, so that the patch series for a kernel tree (scripts/mkpatches)
  * can carry the one of its kernel, and efqsim's shims, which follow 6.1,
  * provide the same names with 6.1's meaning.

@@ -4,7 +4,7 @@
 // By default Test 2 (one random reader in one group vs N sequential readers
 // in another) and Test 3 (N sequential readers at weight 500 vs one at
 // weight 1000) on the default hdd, each in flat mode and under the IO
-// controller, N = 1, 2, 4, 8, 16, the seed's 30 s runtime.  Prints the
+// controller, N = 1, 2, 4, 8, 16, the cover letter's 30 s runtime.  Prints the
 // tables side by side and, with --out, writes one gnuplot data file per
 // table (scripts/run-demo plots them).  Runs are independent and
 // deterministic, so they are spread over --parallel processes.
@@ -56,14 +56,15 @@ void usage(std::ostream &o)
 	o << "\n"
 	     "  --ns LIST       numbers of jobs, default 1,2,4,8,16\n"
 	     "  --modes LIST    flat,ioc (default both)\n"
-	     "  --runtime S     fio runtime of every run in seconds (default 30, the seed's)\n"
+	     "  --runtime S     fio runtime of every run in seconds (default 30, the cover "
+	     "letter's)\n"
 	     "  --device D      hdd (default), ssd, null or a device parameter file\n"
 	     "  --scheduler S   cfq (default), deadline-fq, as, noop\n"
 	     "  --seed N        efqsim seed (default 0)\n"
 	     "  --set NAME=VALUE  a scheduler tunable for every run (repeatable)\n"
 	     "  --parallel N    runs at once, each in its own process (default: CPUs)\n"
 	     "  --out DIR       write DIR/<table>.dat for gnuplot\n"
-	     "  --full          also print the tables in the seed's full layout\n"
+	     "  --full          also print the tables in the cover letter's full layout\n"
 	     "  --quiet         no progress lines on stderr\n";
 }
 
@@ -342,7 +343,7 @@ std::string summary(Table t, const std::vector<Row> &flat, const std::vector<Row
 			buf, sizeof(buf),
 			"Weights: with the IO controller the weight-1000 reader gets %.2f-%.2fx "
 			"the bandwidth of the\n"
-			"weight-500 group whatever its number of readers (the seed: 1.96-2.31); "
+			"weight-500 group whatever its number of readers (2009: 1.96-2.31); "
 			"flat mode ignores\n"
 			"weights, so each reader gets the same and the single reader's share "
 			"falls as 1/(N+1).\n",

@@ -1007,6 +1007,10 @@ std::vector<Model::TunableInfo> Model::probe_tunables()
 			v.pop_back();
 		return v;
 	};
+	// the probes write numbers that some stores refuse, with a warning
+	// meant for an admin's mistake: not printed
+	const int printk_level = sim_printk_level;
+	sim_printk_level = 0;
 	for (struct elv_fs_entry *a = eq->type->elevator_attrs; a && a->attr.name; a++) {
 		TunableInfo t;
 		t.name = a->attr.name;
@@ -1023,6 +1027,7 @@ std::vector<Model::TunableInfo> Model::probe_tunables()
 		sim_elv_attr_store(eq, a->attr.name, t.initial.c_str());
 		out.push_back(t);
 	}
+	sim_printk_level = printk_level;
 	return out;
 }
 

@@ -8,7 +8,9 @@
 // order on `channels` servers; a request occupies one for request_us plus
 // its bytes at bandwidth_mbps, and completes when that ends.
 //
-// The merge deadline (seed-tests.md §2.I, I2): with a non-zero deadline,
+// The merge deadline, as request-based dm's dm_request_fn() applies it in
+// the 2015 patch series that added rq_based_seq_io_merge_deadline: with a
+// non-zero deadline,
 // each submit() records where the request ended, its direction and when it
 // started; defer_until() then asks a request to wait until the deadline
 // after that start when all five conditions hold: (1) now <= last start +

@@ -16,8 +16,9 @@
 
 namespace efqsim::dev {
 
-// The tunable's limits (seed-tests.md §2.I): microseconds, writes above
-// 100000 (100 ms) are clamped, 0 disables the heuristic and its bookkeeping.
+// The tunable's limits, as the dm patch series that added it (2015)
+// defines them: microseconds, writes above 100000 (100 ms) are clamped to
+// 100000, 0 (the default) disables the heuristic and its bookkeeping.
 inline constexpr uint32_t kMergeDeadlineMaxUs = 100000;
 
 struct MultipathParams {
@@ -37,8 +38,9 @@ std::string multipath_check(const MultipathParams &p, std::vector<std::string> *
 
 class Multipath final : public Device {
 public:
-	// What defer_until() saw for one request: the five conditions of
-	// seed-tests.md §2.I (I2) and whether the request was deferred.
+	// What defer_until() saw for one request: the five conditions under
+	// which dm_request_fn() leaves a request on the queue (multipath.cc
+	// lists them) and whether the request was deferred.
 	struct Decision {
 		int64_t now = 0;
 		uint64_t sector = 0;

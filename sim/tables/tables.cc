@@ -50,7 +50,7 @@ std::string fmt(const char *f, double v)
 	return buf;
 }
 
-// fio 1.x's forms, as the seed shows them: "5737KiB/s"; "55940 usec" below
+// fio 1.x's forms, as the cover letter shows them: "5737KiB/s"; "55940 usec" below
 // 100 ms, "164K usec" from there on.
 std::string bw_cell(double kib)
 {
@@ -95,49 +95,53 @@ const std::vector<TableInfo> &all_tables()
 		{Table::rr_vs_rw,
 		 "test1",
 		 "Test 1: random reader vs random writers",
-		 "seed 000 L303-352, cover letter Test1 (spec/seed-tests.md 2.A A1)",
+		 "the 2009 V10 cover letter's Test 1 (in Documentation/sim/cover-letter.rst)",
 		 true,
 		 {"random writers(group1)", "random reader(group2)"},
 		 {1, 2, 4, 8, 16, 32}},
 		{Table::rr_vs_sr,
 		 "test2",
 		 "Test 2: random reader vs sequential readers",
-		 "seed 000 L354-403, cover letter Test2 (spec/seed-tests.md 2.A A2)",
+		 "the 2009 V10 cover letter's Test 2 (in Documentation/sim/cover-letter.rst)",
 		 true,
 		 {"seq readers(group1)", "random reader(group2)"},
 		 {1, 2, 4, 8, 16}},
 		{Table::sr_weights,
 		 "test3",
 		 "Test 3: sequential readers, weights 500 vs 1000",
-		 "seed 000 L405-424, cover letter Test3 (spec/seed-tests.md 2.A A3)",
+		 "the 2009 V10 cover letter's Test 3 (in Documentation/sim/cover-letter.rst)",
 		 true,
 		 {"group1 (w500)", "group2 (w1000)"},
 		 {1, 2, 4, 8, 16}},
 		{Table::seq_read,
 		 "seq-read",
 		 "Vanilla vs IOC Test1: sequential readers",
-		 "seed 000 L473-496, flat-mode Test1 (spec/seed-tests.md 2.B B1)",
+		 "the 2009 V10 cover letter's vanilla vs IOC Test 1 (in "
+		 "Documentation/sim/cover-letter.rst, seq-read)",
 		 false,
 		 {"sequential readers", ""},
 		 {1, 2, 4, 8, 16}},
 		{Table::seq_write,
 		 "seq-write",
 		 "Vanilla vs IOC Test2: sequential writers",
-		 "seed 000 L498-521, flat-mode Test2 (spec/seed-tests.md 2.B B2)",
+		 "the 2009 V10 cover letter's vanilla vs IOC Test 2 (in "
+		 "Documentation/sim/cover-letter.rst, seq-write)",
 		 false,
 		 {"sequential writers", ""},
 		 {1, 2, 4, 8, 16}},
 		{Table::rand_read,
 		 "rand-read",
 		 "Vanilla vs IOC Test3: random readers",
-		 "seed 000 L523-546, flat-mode Test3 (spec/seed-tests.md 2.B B3)",
+		 "the 2009 V10 cover letter's vanilla vs IOC Test 3 (in "
+		 "Documentation/sim/cover-letter.rst, rand-read)",
 		 false,
 		 {"random readers", ""},
 		 {1, 2, 4, 8, 16}},
 		{Table::rand_write,
 		 "rand-write",
 		 "Vanilla vs IOC Test4: random writers",
-		 "seed 000 L548-571, flat-mode Test4 (spec/seed-tests.md 2.B B4)",
+		 "the 2009 V10 cover letter's vanilla vs IOC Test 4 (in "
+		 "Documentation/sim/cover-letter.rst, rand-write)",
 		 false,
 		 {"random writers", ""},
 		 {1, 2, 4, 8, 16}},
@@ -176,11 +180,11 @@ std::string job_text(Table t, int n, const Options &o)
 	};
 	std::ostringstream s;
 	s << "; " << info(t).title << " -- " << info(t).source << "\n";
-	// time_based: every seed run was bound by its 30 s runtime (at most
+	// time_based: every 2009 run was bound by its 30 s runtime (at most
 	// 35 MB/s x 30 s, half of the 2 GiB), but efqsim's disk is 3x faster
 	// and would read a whole 2 GiB file in 19-29 s; time_based keeps the
-	// jobs running (wrapping in their 2 GiB) until the runtime, as in the
-	// seed.  Runs of 10 s or less never reach the end of a file anyway.
+	// jobs running (wrapping in their 2 GiB) until the runtime, as in
+	// 2009.  Runs of 10 s or less never reach the end of a file anyway.
 	s << "[global]\ndirect=1\nsize=2g\nruntime=" << o.runtime_s << "\ntime_based=1\n";
 	switch (t) {
 	case Table::rr_vs_rw:
@@ -221,7 +225,7 @@ std::string job_text(Table t, int n, const Options &o)
 std::vector<std::pair<std::string, std::string>> tunables(Table t, Mode m, const Options &o)
 {
 	std::vector<std::pair<std::string, std::string>> v;
-	// The seed's settings: Test 1 ran with group_idle=8, Test 2 with
+	// The cover letter's settings: Test 1 ran with group_idle=8, Test 2 with
 	// group_idle=1; Test 3 and the flat tables do not say (default 8).
 	if (t == Table::rr_vs_rw)
 		v.emplace_back("group_idle", "8");
@@ -406,7 +410,7 @@ std::string format_comparison(Table t, const Options &o, const std::vector<Row> 
 	const TableInfo &ti = info(t);
 	std::string out = ti.title + std::string(" (") + ti.source + ")\n";
 	out += "device " + o.device + ", runtime " + std::to_string(o.runtime_s) +
-	       " s (seed: 30 s), size 2g, seed " + std::to_string(o.seed) + "\n\n";
+	       " s (cover letter: 30 s), size 2g, seed " + std::to_string(o.seed) + "\n\n";
 	if (!flat.empty())
 		out += format_table(mode_title(t, Mode::flat, o), flat) + "\n";
 	if (!ioc.empty())

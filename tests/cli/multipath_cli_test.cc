@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// The multipath device and its merge deadline (T15's tunable,
-// seed-tests.md §2.I) as an efqsim user sets it: --device MODEL:key=value.
+// The multipath device and its merge deadline (request-based dm's
+// rq_based_seq_io_merge_deadline, Documentation/sim/devices.rst) as an
+// efqsim user sets it: --device MODEL:key=value.
 #include <array>
 #include <cstdio>
 #include <string>

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // The multipath model: paths and the backend, and the request-based
-// sequential-IO merge deadline as a unit (seed 004; seed-tests.md §2.I I2
-// and §5 T15 "Unit": default 0, read back, clamping, EINVAL, bio-based, no
-// bookkeeping at 0, a delay only when all five conditions hold).
+// sequential-IO merge deadline as a unit, with the rules of the 2015 dm
+// series that added it (Documentation/sim/devices.rst): default 0, the
+// value read back, clamping at 100000 us, EINVAL for garbage, accepted and
+// ignored on a bio-based device, no bookkeeping at 0, a delay only when
+// all five conditions hold.
 
 #include "dev/multipath.h"
 #include "harness.h"
@@ -37,7 +39,7 @@ TEST(Multipath, Defaults)
 	EXPECT_FALSE(d->rotational());
 	auto *m = dynamic_cast<Multipath *>(d.get());
 	ASSERT_TRUE(m);
-	// T15: the default is 0
+	// the default is 0 (the heuristic off)
 	EXPECT_EQ(m->show_merge_deadline(), "0");
 	EXPECT_NE(d->params().find("rq_based_seq_io_merge_deadline = 0"), std::string::npos);
 }

@@ -4,18 +4,19 @@
 // for vanilla CFQ) vs the IO controller (hierarchical, but with no groups
 // every queue is in the root group).
 //
-// Source: seed 000 L466-571, spec/seed-tests.md 2.B (B1 sequential
-// readers, B2 sequential writers, B3 random readers, B4 random writers).
-// Seed shape: "nothing has changed significantly": aggregates within 13 %
-// (B4 at N=8), latencies advisory (writer latencies differed up to 10x).
+// What was measured (the cover letter's four tables, sequential readers,
+// sequential writers, random readers, random writers, 4 KiB direct IO on a
+// 7200 rpm SATA disk; Documentation/sim/cover-letter.rst has them): its
+// verdict was "nothing has changed significantly": aggregates within 13 %
+// (random writers at N=8), latencies advisory (writer latencies differed up to 10x).
 // In efqsim both columns run the same scheduler code; with no group the
 // controller should change next to nothing: aggregates are asserted within
-// 3 % (the seed allowed itself 13 %) and the per-job spread (min/max)
+// 3 % (the cover letter allowed itself 13 %) and the per-job spread (min/max)
 // within 10 %; latencies are printed, not asserted (advisory, as in the
-// seed).  Measured: all four tables come out identical in flat mode and
+// cover letter).  Measured: all four tables come out identical in flat mode and
 // under the IO controller (the write tables used to differ by a few
-// requests).  How the curves compare with the seed's
-// vanilla curves is the T9 test's part.
+// requests).  How the curves compare with the 2009
+// vanilla curves is flat_mode_test.cc's part.
 //
 // Sequential tables: 2 simulated seconds instead of 30 (4 KiB requests at
 // the media rate are the expensive case; at N=16 each job still gets its

@@ -3,19 +3,20 @@
 // group1 (weight 500) against one sequential reader in group2 (weight
 // 1000).
 //
-// Source: seed 000 L405-424 (cover letter "Test3: Sequential Reader Vs
-// Sequential Reader"), spec/seed-tests.md 2.A A3.  Seed shape: group2 gets
+// What was measured (the cover letter's "Test3: Sequential Reader Vs
+// Sequential Reader", a 7200 rpm SATA disk, 30 s fio runs; the table is in
+// Documentation/sim/cover-letter.rst, "Test 3"): group2 gets
 // double group1's bandwidth whatever N (g2/g1 = 1.96-2.31); group2's max
 // latency stays at 124-172 ms while group1's grows with N (230 ms -> 5 s).
-// The seed has no flat table for this test; efqsim prints one to show what
+// The cover letter has no flat table for this test; efqsim prints one to show what
 // the weights change: flat, every reader gets the same.
 //
-// cfq with its defaults (group_idle 8, fairness 0: the seed states
-// neither), 5 simulated seconds instead of 30: at N=16 a round of
+// cfq with its defaults (group_idle 8, fairness 0: the cover letter
+// states neither), 5 simulated seconds instead of 30: at N=16 a round of
 // group1's readers takes 16 x (100 + 200) ms, so 5 s is the shortest run
 // in which every reader gets its slice (at 3 s one gets 1 KiB/s).
 // The device's busy time, the outside measure, is asserted in [1.7, 2.3]
-// rather than T1's +/-0.2: in a run this short the seek to each reader's
+// rather than weighted_readers_test.cc's +/-0.2: in a run this short the seek to each reader's
 // file weighs more, and it costs device time the engine charges nobody (a
 // slice starts at its first completion, V10's rule); measured 1.75-1.9.
 #include <iostream>
@@ -43,7 +44,8 @@ TEST(CoverLetter, Test3SequentialReadersWithWeights)
 	for (size_t i = 0; i < ns.size(); i++) {
 		SCOPED_TRACE("nr=" + std::to_string(ns[i]));
 		const Row &r = ioc[i];
-		// Bandwidth 2:1 (seed 1.96-2.31; T1 asks [1.7, 2.4]).
+		// Bandwidth 2:1 (2009: 1.96-2.31; weighted_readers_test.cc asks the
+		// same [1.7, 2.4]).
 		double bw = ratio(r.side[1].agg_kib, r.side[0].agg_kib);
 		EXPECT_GE(bw, 1.7);
 		EXPECT_LE(bw, 2.4);
@@ -51,7 +53,7 @@ TEST(CoverLetter, Test3SequentialReadersWithWeights)
 		double busy = ratio(r.side[1].device_busy_ms, r.side[0].device_busy_ms);
 		EXPECT_GE(busy, 1.7);
 		EXPECT_LE(busy, 2.3);
-		// group2's latency does not grow with N (seed 124 -> 172 ms).
+		// group2's latency does not grow with N (2009: 124 -> 172 ms).
 		EXPECT_LE(r.side[1].max_lat_ms, 1.5 * ioc[0].side[1].max_lat_ms);
 		// Flat ignores weights: the single reader gets what one of
 		// group1's readers gets (its share falls as 1/(N+1)), within
@@ -61,7 +63,7 @@ TEST(CoverLetter, Test3SequentialReadersWithWeights)
 		EXPECT_GE(f.side[1].agg_kib, 0.8 * f.side[0].min_kib);
 		EXPECT_LE(f.side[1].agg_kib, 1.2 * f.side[0].max_kib);
 	}
-	// group1's latency grows with N (seed 230 ms -> 4986 ms).
+	// group1's latency grows with N (2009: 230 ms -> 4986 ms).
 	EXPECT_GE(ioc.back().side[0].max_lat_ms, 5 * ioc.front().side[0].max_lat_ms);
 }
 

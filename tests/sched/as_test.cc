@@ -388,8 +388,9 @@ TEST_F(As, WritingAnticExpireMovesAWaitUnderWayToItsNewEnd)
 			for (int i = 0; i < 2; i++)
 				Submit(w, (500 + 100 * i) * kMiB, 4096, true, false);
 		});
-		m_->at(t0 + 2 * kMs,
-		       [&, value = value] { EXPECT_EQ(m_->set_tunable("antic_expire", value), 0); });
+		m_->at(t0 + 2 * kMs, [&, value = value] {
+			EXPECT_EQ(m_->set_tunable("antic_expire", value), 0);
+		});
 		ASSERT_TRUE(m_->drain(m_->now() + 1000 * kMs));
 		ASSERT_EQ(dev_->sent.size(), 3u);
 		EXPECT_EQ(dev_->sent[1].rq.sector, 500 * kMiB / 512);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// nr_group_requests through limit_depth (seed-tests U4): a group holding its
+// nr_group_requests through limit_depth (V10's per-group request
+// descriptors, tests/scenarios/group_request_limit_test.cc): a group holding its
 // quota of requests makes its own submitters wait, never another group's
 // while tags remain.
 #include "harness.h"

@@ -3,8 +3,10 @@
 // (sim_cgroup_read/sim_cgroup_write run the cftypes' handlers): which files
 // exist where, their formats, good and bad writes, and the statistics
 // (io.efq.disk_time, io.efq.disk_sectors, the debug counters and efq's part
-// of io.stat) against the engine's own figures.  Formats: design.md (cgroup
-// files), spec-rest §1 and §12, errata item 6; units: disk_time in ms.
+// of io.stat) against the engine's own figures.  Formats: V10's cgroup
+// files under efq's io.efq.* names (Documentation/block/io-controller.rst,
+// "Groups and cgroups"), io.efq.disk_time and io.efq.disk_sectors one
+// "MAJ:MIN value" line per device; units: disk_time in ms.
 
 #include <cstdlib>
 #include <string>

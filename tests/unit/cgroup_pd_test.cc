@@ -3,8 +3,10 @@
 // blk-cgroup.c takes, including the ones that free policy data that never
 // saw pd_init_fn (blkg_alloc's error path, a blkg_conf_prep that lost the
 // race to create the blkg), the window between pd_init_fn and the blkg's
-// link into its blkcg's list, and a group that outlives its blkg
-// (kernel-review-2026-12 leads 4, 13 and 16).
+// link into its blkcg's list, and a group that outlives its blkg (the
+// paths a review of the kernel code in December 2026 singled out;
+// Documentation/block/io-controller.rst, "Groups and cgroups", describes
+// the rules).
 
 #include <cstdlib>
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // Weight, class and per-device policy of cgroups (io.efq.weight,
 // io.efq.ioprio_class, io.efq.policy), weight and class changes of queues
-// and groups, queue references, and lock checking (spec-core §9, spec-rest
-// §12, design.md "cgroup data", errata item 6).
+// and groups, queue references, and lock checking (the rules of
+// Documentation/block/io-controller.rst, "Groups and cgroups" and
+// "Locking and context").
 
 #include <cstdlib>
 #include <cstring>

@@ -61,8 +61,8 @@ namespace efqt {
 constexpr u64 kUs = 1000ULL;
 constexpr u64 kMs = 1000ULL * 1000ULL;
 
-// (ns << EFQ_SERVICE_SHIFT) * 500 / weight, the spec's formula, computed
-// independently of the engine (128-bit intermediate, truncating).
+// (ns << EFQ_SERVICE_SHIFT) * 500 / weight, V10's formula (io-controller.rst, "Virtual time"),
+// computed independently of the engine (128-bit intermediate, truncating).
 constexpr u64 Vt(u64 ns, unsigned weight = 500)
 {
 	return (u64)(((unsigned __int128)ns << EFQ_SERVICE_SHIFT) * 500u / weight);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // Every expiry reason, idling, group idling, wait-busy, the fairness drain
-// and the single-queue untimed shortcut (spec-core §7; spec-rest §3, §4,
-// §6, §7.3, §8; errata D1).
+// and the single-queue untimed shortcut (the rules of
+// Documentation/block/io-controller.rst, "Idling", "Expiry" and "Charging";
+// the shortcut is for single-queue schedulers only, unlike V10's flat
+// build, which applied it to cfq too).
 
 #include "efq_harness.h"
 
@@ -903,7 +905,8 @@ TEST_F(SingleQueueMode, NoPreemptionAndNoLatePreemption)
 
 TEST_F(UntimedShortcut, AppliesOnlyToSingleQueueSchedulers)
 {
-	// errata D1: the untimed shortcut is for single-queue schedulers only
+	// the untimed shortcut is for single-queue schedulers only (V10's flat
+	// build applied it to cfq too, which then never expired a slice)
 	FakeQueue *a = NewQueue(Root());
 	AddN(a, 5);
 	ASSERT_EQ(Select(), a);

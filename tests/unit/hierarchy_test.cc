@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Hierarchy (lazy linking, flat mode, dead cgroups), charging, served time,
-// per-group statistics and group lifetime (spec-core §5.5, §7.3, §7.5, §8,
-// §9; spec-rest §1, §6).
+// per-group statistics and group lifetime (the rules of
+// Documentation/block/io-controller.rst, "Entities, trees and groups",
+// "Charging" and "Groups and cgroups").
 
 #include "efq_harness.h"
 

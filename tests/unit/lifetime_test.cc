@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Device lifetime: efq_init_data() argument checks and failure paths,
 // efq_exit_data() with cached queues, armed timers and groups outliving
-// the device (spec-core §6.9, §9.4-9.6).
+// the device (Documentation/block/io-controller.rst, "Groups and cgroups":
+// queues still holding a group's requests keep it alive).
 
 #include "efq_harness.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-// Preemption (class rules between matched siblings, the P15 cross-group
-// rules with Gui's nr_sync condition, group_wait_req, the scheduler hook)
-// and late preemption (spec-core §7.10; spec-rest §5).
+// Preemption (class rules between matched siblings, V10's cross-group
+// rules with Gui Jianfeng's condition that no sync queue waits in between,
+// group_wait_req, the scheduler hook) and late preemption
+// (Documentation/block/io-controller.rst, "Preemption").
 
 #include "efq_harness.h"
 
@@ -105,7 +106,8 @@ TEST_F(Preempt, SyncInAGrandparentPreemptsAsyncTwoLevelsDown)
 	EXPECT_EQ(efqd()->nr_preempted, 1u);
 }
 
-// Liveness (seed E10; io-controller.rst, deviations): the next queue is
+// Liveness (an async queue must dispatch at least once per turn, as Jens Axboe
+// required in 2009; io-controller.rst, deviations): the next queue is
 // chosen at a completion, before the reader sends its next request; a
 // writer chosen then keeps the disk until it has sent something.
 TEST_F(Preempt, SyncInAnAncestorWaitsUntilTheChildsAsyncQueueSentOne)
@@ -201,7 +203,8 @@ TEST_F(Preempt, AsyncInAnAncestorDoesNotPreemptAsyncInAChild)
 
 TEST_F(Preempt, MetaRequestInASiblingGroupDoesNotPreemptButGoesFirstInItsGroup)
 {
-	// seed-tests T12(d): root{g1{R1}, g2{R3, R2 with a metadata request}}
+	// root{g1{R1}, g2{R3, R2 with a metadata request}}: as in
+	// tests/scenarios/hierarchy_preemption_test.cc (d)
 	efqd()->group_idle = 0;
 	struct efq_group *g1 = GroupOf(Cgroup("a")), *g2 = GroupOf(Cgroup("b"));
 	FakeQueue *r1 = NewQueue(g1), *r3 = NewQueue(g2), *r2 = NewQueue(g2);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Request accounting (add, merge, dispatch, requeue, completion, metadata,
 // has_work, re-running the hardware queues) and interplays between rules
-// (spec-core §7.1, §7.4, §7.7; spec-rest §5.2, §7.2, §8.3; design.md
-// "Dispatch contract").
+// (Documentation/block/io-controller.rst, "Charging", "Preemption" and "The
+// contract").
 
 #include "efq_harness.h"
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // Virtual time, slices, priorities, service-tree order, placement, the idle
-// tree and class priority (spec-core §5, §6; errata items 1-3).
+// tree and class priority (Documentation/block/io-controller.rst, "Virtual
+// time", "Weights", "Slices", "Placing a newly backlogged entity").
 //
-// Expected values come from the spec's formulas:
+// Expected values come from V10's formulas:
 //   delta  = (ns << 8) * 500 / weight                    (Vt() below)
 //   slice  = base * weight / 500, base 100 ms sync / 40 ms async
 //   weight = 500 + 100 * (4 - prio)
@@ -27,7 +28,8 @@ class ClassPriority : public EfqTest {};
 
 TEST_F(Vdisktime, FormulaHelperMatchesTheSpecsNumbers)
 {
-	// 1 ms at weight 500 = 1e6 << 8; the spec's worked example (§15) in ns
+	// 1 ms at weight 500 = 1e6 << 8 (io-controller.rst, "Virtual time":
+	// nanoseconds shifted by 8, scaled by 500 / weight)
 	EXPECT_EQ(Vt(1 * kMs), 256000000ULL);
 	EXPECT_EQ(Vt(100 * kMs, 1000), 12800000000ULL);
 	EXPECT_EQ(Vt(100 * kMs, 500), 25600000000ULL);
@@ -92,7 +94,8 @@ TEST_F(Vdisktime, NonDefaultWeightTruncatesTheDivision)
 
 TEST_F(Vdisktime, Fairness0ChargesEveryPrioTheSameVirtualSlice)
 {
-	// flat: one prio-scaled slice per round (spec §5.5, §15.1)
+	// flat: one prio-scaled slice per round (with fairness=0 a queue is
+	// charged its allocated slice, io-controller.rst "Charging")
 	FakeQueue *a = NewQueue(Root(), true, 0); // 180 ms at weight 900
 	FakeQueue *b = NewQueue(Root(), true, 7); // 40 ms at weight 200
 	AddN(a, 3);

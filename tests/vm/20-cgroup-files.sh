@@ -65,7 +65,7 @@ expect_ok "io.efq.policy: write '$DEV 700 1'" $Q "$DEV 700 1"
 expect_read "io.efq.policy: header and rule" $Q "$(printf 'dev\tweight\tclass|%s\t700\t1' $DEV)"
 expect_read "io.efq.policy: the rule shows in io.efq.weight" $W "default 500|$DEV 700"
 # weights are 100..1000 here as in io.efq.weight (V10 took 1..99 in
-# io.policy only, an inconsistency: spec-rest I3)
+# io.policy only, an inconsistency of its patches)
 expect_ok "io.efq.policy: write '$DEV 100 3' (min weight, IDLE)" $Q "$DEV 100 3"
 expect_read "io.efq.policy: rule replaced" $Q "$(printf 'dev\tweight\tclass|%s\t100\t3' $DEV)"
 for v in "$DEV 99 2" "$DEV 1 2" "$DEV 1001 2" "$DEV -1 2" "$DEV 500 0" "$DEV 500 4" "$DEV 500" "$DEV 500 2 1" "$DEV" abc "$DEV abc 2" "$DEV 500 abc"; do

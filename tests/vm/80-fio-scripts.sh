@@ -3,7 +3,7 @@
 # Smoke test of scripts/fio/ (the real-machine regression scripts) on a
 # device-bound null_blk, raw device, SMOKE=1 (2 s runs, N in 1 2): each runs
 # to the end and prints its table with one row per N.  One efq scheduler per
-# script (the time budget): T1 deadline-fq, T2 noop, T3 as.  NR_REQUESTS=64:
+# script (the time budget): t1 under deadline-fq, t2 under noop, t3 under as.  NR_REQUESTS=64:
 # the depth-2 device would leave the schedulers 4 requests.
 
 D=nullb20

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-// U3: single-queue schedulers' charging.  Sources: seed 000 §2.G G6
-// (patch 19: noop/deadline/AS with only the root group run untimed; when a
-// group appears the old queue is charged one slice, not the whole
-// elapsed time; real_served shows the true time); seed-tests §5 U3.
+// Single-queue schedulers' charging.  The facts, from V10's patches (no
+// measurements): noop, deadline and AS keep one queue per group; while
+// only the root group exists that queue is never expired (no slice ends
+// every 100 ms for nothing), and when a group appears the old queue is
+// charged one slice, not the whole time it ran untimed -- the group's
+// exported service still shows the real time.
 // Observed through the engine's blktrace messages (expiries) and through
-// the dispatch trace of a recording device (1 ms per request).
+// the dispatch trace of a recording device (1 ms per request).  The
+// tolerances are stated with the test.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -31,7 +34,7 @@ void CountExpiries(struct request_queue *, const char *msg, void *)
 		(*g_expiries)[std::atoi(p + std::strlen("expire reason="))]++;
 }
 
-class U3SingleQueue : public SchedTest, public ::testing::WithParamInterface<const char *> {
+class SingleQueueCharge : public SchedTest, public ::testing::WithParamInterface<const char *> {
 protected:
 	std::map<int, int> expiries_;
 	void SetUp() override
@@ -67,7 +70,7 @@ protected:
 // (charged the full second -- fairness=1 charges real time -- g1 would
 // own the disk for the next second).  Its real service still shows: the
 // root group's disk time covers the whole run.
-TEST_P(U3SingleQueue, RootOnlyRunsUntimedThenPaysOneSlice)
+TEST_P(SingleQueueCharge, RootOnlyRunsUntimedThenPaysOneSlice)
 {
 	Config cfg;
 	cfg.scheduler = GetParam();
@@ -92,8 +95,9 @@ TEST_P(U3SingleQueue, RootOnlyRunsUntimedThenPaysOneSlice)
 	}
 	double share = all ? static_cast<double>(root_n) / all : 0;
 	auto groups = Groups();
-	printf("U3 %s: slice expiries in the root-only second %d; root share of the next 500 ms "
-	       "%.2f; root disk time %.0f ms (device busy %.0f ms), g1 %.0f ms\n",
+	printf("single queue %s: slice expiries in the root-only second %d; "
+	       "root share of the next 500 ms %.2f; root disk time %.0f ms (device busy %.0f ms), "
+	       "g1 %.0f ms\n",
 	       GetParam(), untimed_slices, share, groups["/"].disk_time_ms, busy_before,
 	       groups["/g1"].disk_time_ms);
 	EXPECT_EQ(untimed_slices, 0);
@@ -104,8 +108,8 @@ TEST_P(U3SingleQueue, RootOnlyRunsUntimedThenPaysOneSlice)
 	EXPECT_GE(groups["/"].disk_time_ms, 0.9 * groups["/"].device_busy_ms);
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedulers, U3SingleQueue, ::testing::Values("noop", "deadline-fq", "as"),
-			 [](const auto &info) {
+INSTANTIATE_TEST_SUITE_P(Schedulers, SingleQueueCharge,
+			 ::testing::Values("noop", "deadline-fq", "as"), [](const auto &info) {
 				 std::string s = info.param;
 				 for (char &c : s)
 					 if (c == '-')

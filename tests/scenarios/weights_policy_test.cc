@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-// U2: weights, priorities and per-device policy.  Sources: seed 000 doc
-// L930-1003 and patches 04/05/07 (io.weight 100..1000, io.ioprio_class
-// 1..3, prio p weighs 500 + 100 * (4 - p), slice = 100 ms * w / 500), §2.G
-// G9 (io.policy "maj:min weight class" overrides io.weight for that
-// device; weight 0 deletes the rule); seed-tests §5 U2.
+// Weights, priorities and the per-device policy, as V10 defines them (its
+// documentation and patches; no measurements): io.weight takes 100..1000
+// and io.ioprio_class 1..3 (RT, BE, IDLE); an ioprio p inside a group
+// weighs 500 + 100 * (4 - p) and its slice is 100 ms * weight / 500 (so
+// BE0, BE4, BE7 get 180, 100 and 40 ms); a line "maj:min weight class" in
+// io.policy overrides io.weight and the class on that device only, and
+// weight 0 there deletes the rule.
 //
 // The settings go through the cgroup files (io.efq.weight,
 // io.efq.ioprio_class, io.efq.policy) when the shim has them, else through
@@ -54,10 +56,10 @@ int CgWrite(struct blkcg *cg, const std::string &file, const std::string &data)
 	return -ENOENT;
 }
 
-class U2Weights : public SchedTest {};
+class WeightsPolicy : public SchedTest {};
 
 // io.weight takes 100..1000 only; io.ioprio_class 1..3 only.
-TEST_F(U2Weights, WeightAndClassRanges)
+TEST_F(WeightsPolicy, WeightAndClassRanges)
 {
 	Config cfg;
 	cfg.scheduler = "cfq";
@@ -65,7 +67,7 @@ TEST_F(U2Weights, WeightAndClassRanges)
 	Task(Spec("t", "a"));
 	struct blkcg *a = sim_blkcg_find(nullptr, "a");
 	ASSERT_NE(a, nullptr);
-	printf("U2 cgroup files present: %s\n",
+	printf("weights: cgroup files present: %s\n",
 	       sim_cgroup_file_exists(a, "io.efq.weight") ? "yes" : "no (C API used)");
 	for (const char *bad : {"0", "99", "1001", "5000"})
 		EXPECT_EQ(CgWrite(a, "io.efq.weight", bad), -EINVAL) << bad;
@@ -82,11 +84,11 @@ TEST_F(U2Weights, WeightAndClassRanges)
 // 40 ms (the median turn of each; the device's own timing) plus what a
 // turn costs besides its slice: the slice starts at the first completion
 // and the last request completes after it ends (measured +6 ms each).
-TEST(U2PrioSlices, PrioMapsToWeightAndSlice)
+TEST(PrioSlices, PrioMapsToWeightAndSlice)
 {
 	using namespace efqscen;
 	Trace tr;
-	RunResult r = RunWith(MakeSetup("cfq", "hdd"), {JobPath("u2_prio_slices.fio")},
+	RunResult r = RunWith(MakeSetup("cfq", "hdd"), {JobPath("prio_slices.fio")},
 			      efqsim::workload::PageCacheConfig{}, &tr);
 	std::map<uint64_t, std::vector<int64_t>> by_file;
 	for (const Turn &t : Turns(tr, kGiB))
@@ -94,7 +96,7 @@ TEST(U2PrioSlices, PrioMapsToWeightAndSlice)
 	const double want[3] = {180, 100, 40};
 	for (uint64_t f = 0; f < 3; f++) {
 		double ms = Median(by_file[f]) / 1e6;
-		printf("U2 BE%d: %zu turns, median %.1f ms\n",
+		printf("prio slices: BE%d: %zu turns, median %.1f ms\n",
 		       f == 0	? 0
 		       : f == 1 ? 4
 				: 7,
@@ -106,17 +108,17 @@ TEST(U2PrioSlices, PrioMapsToWeightAndSlice)
 	// identical readers: bandwidth follows the slices, 180 : 100 : 40
 	double b0 = Job(r, "be0").read_bw(), b4 = Job(r, "be4").read_bw(),
 	       b7 = Job(r, "be7").read_bw();
-	printf("U2 bw ratios be0/be4 %.2f be4/be7 %.2f\n", b0 / b4, b4 / b7);
+	printf("prio slices: bw ratios be0/be4 %.2f be4/be7 %.2f\n", b0 / b4, b4 / b7);
 	EXPECT_NEAR(b0 / b4, 1.8, 0.2);
 	EXPECT_NEAR(b4 / b7, 2.5, 0.3);
 }
 
-// G9: a device rule "8:0 1000 2" on a overrides a's io.weight (200,
+// The per-device policy: a rule "8:0 1000 2" on a overrides a's io.weight (200,
 // written after the rule) on this disk (sda = 8:0): a reader in a gets
 // twice the disk time of one in b (500).  Deleting the rule (weight 0)
 // brings a's own weight back: then 200 : 500.  Shares are the device's
 // busy time (1 ms per request, one at a time).
-TEST_F(U2Weights, DevicePolicyOverridesTheWeightUntilDeleted)
+TEST_F(WeightsPolicy, DevicePolicyOverridesTheWeightUntilDeleted)
 {
 	Config cfg;
 	cfg.scheduler = "cfq";
@@ -144,7 +146,8 @@ TEST_F(U2Weights, DevicePolicyOverridesTheWeightUntilDeleted)
 	auto g2 = Groups();
 	double without = (g2["/a"].device_busy_ms - g1["/a"].device_busy_ms) /
 			 (g2["/b"].device_busy_ms - g1["/b"].device_busy_ms);
-	printf("U2 a:b busy with the rule %.3f (weight %u), after deleting it %.3f (weight %u)\n",
+	printf("device policy: a:b busy with the rule %.3f (weight %u), after deleting it %.3f "
+	       "(weight %u)\n",
 	       with_rule, g1["/a"].weight, without, g2["/a"].weight);
 	EXPECT_EQ(g1["/a"].weight, 1000u);
 	EXPECT_EQ(g2["/a"].weight, 200u);

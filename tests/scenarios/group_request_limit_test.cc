@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-// U4: per-group request descriptors.  Sources: seed 000 §2.G G8 (patch
-// 25: a group exhausting its nr_group_requests must not make tasks of
-// another group sleep; Ryo's rule, liked by Vivek, that kernel threads
-// sleep only on the per-device limit); spec-rest §10; seed-tests §5 U4.
+// Per-group request descriptors.  The facts, from V10's patches and the
+// 2009 discussion (no measurements): with groups, V10 raised nr_requests to
+// 512 and gave each group its own pool of nr_group_requests (128), so that
+// a group that exhausts its descriptors makes only its own tasks sleep,
+// not those of another (higher-weight) group; Vivek Goyal later agreed
+// with Ryo Tsuruta (dm-ioband) that kernel threads, which write back on
+// behalf of every group, should sleep only on the per-device limit.
 // efq enforces the limit in limit_depth (io-controller.rst "Common
 // tunables"), so the blk-mq model's count of submitters that slept for a
 // tag is the outside measure.
@@ -16,7 +19,7 @@ using namespace efqtest;
 constexpr uint64_t kGiB = 1ull << 30;
 const auto *env = ::testing::AddGlobalTestEnvironment(new SchedEnv);
 
-class U4GroupRequests : public SchedTest, public ::testing::WithParamInterface<const char *> {
+class GroupRequestLimit : public SchedTest, public ::testing::WithParamInterface<const char *> {
 protected:
 	void MakeV10Limits()
 	{
@@ -52,7 +55,7 @@ protected:
 // gives it 6 more, and 166 sleep.  A reader of group b arriving next finds
 // a request at once (no sleep), is sent to the device long before a's
 // backlog drains, and completes.
-TEST_P(U4GroupRequests, AFloodingGroupDoesNotMakeAnotherGroupSleep)
+TEST_P(GroupRequestLimit, AFloodingGroupDoesNotMakeAnotherGroupSleep)
 {
 	MakeV10Limits();
 	TaskId a = Task(Spec("a-writer", "a", 500)), b = Task(Spec("b-reader", "b", 500));
@@ -64,8 +67,8 @@ TEST_P(U4GroupRequests, AFloodingGroupDoesNotMakeAnotherGroupSleep)
 	int64_t last_write = 0;
 	for (auto &w : writes)
 		last_write = std::max(last_write, *w);
-	printf("U4 %s: a slept %lu times, b %lu; b's read done at %.1f ms, a's last write %.1f "
-	       "ms\n",
+	printf("group requests %s: a slept %lu times, b %lu; "
+	       "b's read done at %.1f ms, a's last write %.1f ms\n",
 	       GetParam(), static_cast<unsigned long>(waits_after_a),
 	       static_cast<unsigned long>(waits_after_b - waits_after_a), (*read) / 1e6,
 	       last_write / 1e6);
@@ -80,18 +83,18 @@ TEST_P(U4GroupRequests, AFloodingGroupDoesNotMakeAnotherGroupSleep)
 // group's 128.  (efq counts a request against the submitting task's group
 // when it allocates it; io-controller.rst documents the difference from
 // V10's per-group lists, where the request's own group was used.)
-TEST_P(U4GroupRequests, AKernelThreadSleepsOnlyOnTheDeviceLimit)
+TEST_P(GroupRequestLimit, AKernelThreadSleepsOnlyOnTheDeviceLimit)
 {
 	MakeV10Limits();
 	TaskId a = Task(Spec("a-dirtier", "a", 500)), flusher = Task(Spec("flusher"));
 	Writes(flusher, 0, 600, a);
-	printf("U4 %s: the flusher slept %lu times for 600 writes\n", GetParam(),
+	printf("group requests %s: the flusher slept %lu times for 600 writes\n", GetParam(),
 	       static_cast<unsigned long>(m_->counters().tag_waits));
 	EXPECT_EQ(m_->counters().tag_waits, 600u - 512u);
 	ASSERT_TRUE(m_->drain(m_->now() + 60'000 * kMs));
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedulers, U4GroupRequests,
+INSTANTIATE_TEST_SUITE_P(Schedulers, GroupRequestLimit,
 			 ::testing::Values("cfq", "deadline-fq", "as", "noop"),
 			 [](const auto &info) {
 				 std::string s = info.param;

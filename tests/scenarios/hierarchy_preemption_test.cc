@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-// T12: preemption rules in a hierarchy, checked on the dispatch trace.
-// Sources: seed 000 §2.G G3 (late preemption, patch 14), G4 (the
-// cross-group preemptions patch 15 allows, metadata ordering), §2.D D6
-// (Gui Jianfeng: a reader in a parent group must not starve a child
-// group's reader); seed-tests §5 T12 (a)-(e).  cfq on a recording device
-// that serves one request at a time, 1 ms each; every task works in its
-// own GiB of the device, so a dispatch's sector tells whose it is.
+// Preemption rules in a hierarchy of cgroups, checked on the dispatch
+// trace.  The rules come from the V10 series and its 2009 discussion
+// (there were no measurements; each is a scenario with an expected order):
+//  * late preemption (V10): in root{R1, G1{R2, W}}, a reader R2 that
+//    becomes busy inside G1 while R1 runs may not preempt across groups;
+//    instead, when G1 next gets the disk, its writer W is expired after
+//    one round of dispatch if sync readers wait;
+//  * the cross-group preemptions V10 allows: a reader preempts a writer in
+//    a child group (motivated by an administrator's `ls` waiting behind
+//    ten groups' writers), a metadata request preempts a non-metadata
+//    reader in a sibling group -- but no reader preempts a writer of a
+//    sibling group, and a metadata request that may not preempt still goes
+//    ahead of the other requests of its own group;
+//  * Gui Jianfeng's objection: in root{R1, G{R2, W}}, R1 preempting W
+//    every time would starve R2, whatever its vdisktime.
+// cfq on a recording device that serves one request at a time, 1 ms each;
+// every task works in its own GiB of the device, so a dispatch's sector
+// tells whose it is.  The bounds are in requests and slices (quantum,
+// the 40 ms async slice), stated with each test.
 #include "../sched/harness.h"
 #include "scenario_util.h"
 
@@ -16,7 +28,7 @@ using namespace efqtest;
 constexpr uint64_t kGiB = 1ull << 30;
 const auto *env = ::testing::AddGlobalTestEnvironment(new SchedEnv);
 
-class T12Preemption : public SchedTest {
+class HierarchyPreemption : public SchedTest {
 protected:
 	int64_t t0_ = 0;
 
@@ -59,12 +71,12 @@ protected:
 	void At(int64_t when, std::function<void()> fn) { m_->at(t0_ + when, std::move(fn)); }
 };
 
-// (a) root{R1, G1{R2, W}}, G3's sequence: W runs, R1 preempts it (a sync
+// (a) root{R1, G1{R2, W}}, the late-preemption sequence: W runs, R1 preempts it (a sync
 // queue beats an async one in a child group), R2 arrives and may not
 // preempt R1 across groups, so G1 is marked for late preemption.  When G1
 // next gets the disk, W may send at most one round (quantum = 4 requests)
 // before R2 runs.
-TEST_F(T12Preemption, LatePreemptionLimitsTheWriterToOneRound)
+TEST_F(HierarchyPreemption, LatePreemptionLimitsTheWriterToOneRound)
 {
 	MakeCfq();
 	TaskId w = Task(Spec("W", "g1", 500)), r1 = Task(Spec("R1")),
@@ -86,14 +98,14 @@ TEST_F(T12Preemption, LatePreemptionLimitsTheWriterToOneRound)
 			r1_end = s.when - t0_;
 	EXPECT_GE(r1_end, 90 * kMs) << "R2 preempted R1 across groups";
 	int w_round = Count(0, r1_end + 1, r2_first);
-	printf("T12a R1 from %.1f to %.1f ms, R2 first %.1f ms, W sent %d in between\n",
+	printf("preemption (a) R1 from %.1f to %.1f ms, R2 first %.1f ms, W sent %d in between\n",
 	       r1_first / 1e6, r1_end / 1e6, r2_first / 1e6, w_round);
 	EXPECT_LE(w_round, 4);
 }
 
 // (b) root{R, G{W}}: R preempts W at once; its read is sent within one
 // request time of its arrival.
-TEST_F(T12Preemption, ReaderInTheParentPreemptsAChildGroupsWriter)
+TEST_F(HierarchyPreemption, ReaderInTheParentPreemptsAChildGroupsWriter)
 {
 	MakeCfq();
 	TaskId w = Task(Spec("W", "g", 500)), r = Task(Spec("R"));
@@ -102,7 +114,7 @@ TEST_F(T12Preemption, ReaderInTheParentPreemptsAChildGroupsWriter)
 	At(50 * kMs, [&] { done = Submit(r, 1 * kGiB, 4096); });
 	m_->run_until(t0_ + 200 * kMs);
 	int64_t sent = FirstSent(1);
-	printf("T12b R arrived at 50 ms, sent at %.3f ms\n", sent / 1e6);
+	printf("preemption (b) R arrived at 50 ms, sent at %.3f ms\n", sent / 1e6);
 	ASSERT_GE(sent, 0);
 	EXPECT_LE(sent, 51 * kMs);
 }
@@ -111,7 +123,7 @@ TEST_F(T12Preemption, ReaderInTheParentPreemptsAChildGroupsWriter)
 // sending after R arrives, and R waits for W's turn to end (its 40 ms
 // async slice, or the 16 requests an async queue may send per turn while
 // others wait, plus what W has in flight).
-TEST_F(T12Preemption, NoPreemptionBetweenSiblingGroups)
+TEST_F(HierarchyPreemption, NoPreemptionBetweenSiblingGroups)
 {
 	MakeCfq();
 	TaskId w = Task(Spec("W", "g2", 500)), r = Task(Spec("R", "g1", 500));
@@ -120,8 +132,8 @@ TEST_F(T12Preemption, NoPreemptionBetweenSiblingGroups)
 	m_->run_until(t0_ + 300 * kMs);
 	int64_t sent = FirstSent(1);
 	int w_after = Count(0, 50 * kMs, sent);
-	printf("T12c R arrived at 50 ms, sent at %.3f ms; W sent %d meanwhile\n", sent / 1e6,
-	       w_after);
+	printf("preemption (c) R arrived at 50 ms, sent at %.3f ms; W sent %d meanwhile\n",
+	       sent / 1e6, w_after);
 	ASSERT_GE(sent, 0);
 	EXPECT_GE(w_after, 1);
 	EXPECT_GT(sent, 51 * kMs);
@@ -131,7 +143,7 @@ TEST_F(T12Preemption, NoPreemptionBetweenSiblingGroups)
 // (d) root{g1{R1}, g2{R3, R2 with a metadata request}}: R2's metadata does
 // not preempt R1 across groups, but when g2 runs, R2 goes before R3 (which
 // arrived first).
-TEST_F(T12Preemption, MetadataWaitsForItsGroupThenGoesFirst)
+TEST_F(HierarchyPreemption, MetadataWaitsForItsGroupThenGoesFirst)
 {
 	MakeCfq();
 	TaskId r1 = Task(Spec("R1", "g1", 500)), r3 = Task(Spec("R3", "g2", 500)),
@@ -141,7 +153,7 @@ TEST_F(T12Preemption, MetadataWaitsForItsGroupThenGoesFirst)
 	At(12 * kMs, [&] { Submit(r2, 2 * kGiB, 4096, false, true, true); });
 	m_->run_until(t0_ + 300 * kMs);
 	int64_t s2 = FirstSent(2), s3 = FirstSent(3);
-	printf("T12d R2 (meta) sent %.1f ms, R3 sent %.1f ms\n", s2 / 1e6, s3 / 1e6);
+	printf("preemption (d) R2 (meta) sent %.1f ms, R3 sent %.1f ms\n", s2 / 1e6, s3 / 1e6);
 	ASSERT_GE(s2, 0);
 	ASSERT_GE(s3, 0);
 	EXPECT_GE(s2, 90 * kMs) << "metadata preempted across groups";
@@ -152,7 +164,7 @@ TEST_F(T12Preemption, MetadataWaitsForItsGroupThenGoesFirst)
 // served at least once in every 3 consecutive turns of G (efq applies the
 // cross-group "sync beats async" preemption only while no reader waits in
 // G, io-controller.rst "Deviations from V10").
-TEST_F(T12Preemption, ParentReaderDoesNotStarveTheChildGroupsReader)
+TEST_F(HierarchyPreemption, ParentReaderDoesNotStarveTheChildGroupsReader)
 {
 	MakeCfq();
 	TaskId r1 = Task(Spec("R1")), r2 = Task(Spec("R2", "g", 500)),
@@ -180,7 +192,7 @@ TEST_F(T12Preemption, ParentReaderDoesNotStarveTheChildGroupsReader)
 		worst_gap = std::max(worst_gap, gap);
 		with_r2 += has;
 	}
-	printf("T12e G turns %zu, with R2 %d, longest run of turns without R2 %d\n",
+	printf("preemption (e) G turns %zu, with R2 %d, longest run of turns without R2 %d\n",
 	       turn_has_r2.size(), with_r2, worst_gap);
 	EXPECT_GE(turn_has_r2.size(), 5u);
 	EXPECT_LE(worst_gap, 2);
