@@ -601,7 +601,7 @@ static bool as_antic_give_up(struct as_data *ad)
 	struct efq_queue *ioq;
 
 	as_antic_stop(ad, ANTIC_FINISHED);
-	/* the active queue may be gone already (errata D7) */
+	/* there may be no active queue now: the wait can outlive it */
 	ioq = efqd->active_queue;
 	if (ioq && !ad->nr_dispatched && !ioq->nr_queued) {
 		/* an empty queue is not charged for our wait */
@@ -1212,16 +1212,21 @@ static ssize_t as_tunable_show(struct elevator_queue *e, enum as_tunable t,
  * expiries to 0..60000, antic_expire to 0..1000 (0: never anticipate).
  */
 static ssize_t as_tunable_store(struct elevator_queue *e, enum as_tunable t,
-				const char *page, size_t count)
+				const char *name, const char *page,
+				size_t count)
 {
 	struct efq_data *efqd = e->elevator_data;
 	struct as_data *ad = as_of(efqd);
 	unsigned long long v;
 	u64 lo = 0, hi = AS_EXPIRE_MAX_MS;
 	bool kick = false;
+	int ret;
 
-	if (kstrtoull(page, 10, &v))
+	ret = kstrtoull(page, 10, &v);
+	if (ret) {
+		efq_warn_bad_tunable(e, name, page, count, ret);
 		return -EINVAL;
+	}
 	if (t == AS_TUNE_READ_EXPIRE || t == AS_TUNE_WRITE_EXPIRE)
 		lo = 1;
 	else if (t == AS_TUNE_ANTIC_EXPIRE)
@@ -1256,7 +1261,7 @@ static ssize_t as_##name##_show(struct elevator_queue *e, char *page)	\
 static ssize_t as_##name##_store(struct elevator_queue *e,		\
 				 const char *page, size_t count)	\
 {									\
-	return as_tunable_store(e, id, page, count);			\
+	return as_tunable_store(e, id, #name, page, count);		\
 }
 
 AS_SHOW_FN(read_expire, AS_TUNE_READ_EXPIRE)

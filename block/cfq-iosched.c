@@ -1189,14 +1189,19 @@ static ssize_t cfq_tunable_show(struct elevator_queue *e, enum cfq_tunable t,
 }
 
 static ssize_t cfq_tunable_store(struct elevator_queue *e, enum cfq_tunable t,
-				 const char *page, size_t count)
+				 const char *name, const char *page,
+				 size_t count)
 {
 	struct efq_data *efqd = e->elevator_data;
 	struct cfq_data *cfqd = efqd->sched_data;
 	unsigned long long v;
+	int ret;
 
-	if (kstrtoull(page, 10, &v))
+	ret = kstrtoull(page, 10, &v);
+	if (ret) {
+		efq_warn_bad_tunable(e, name, page, count, ret);
 		return -EINVAL;
+	}
 	spin_lock_irq(&efqd->lock);
 	switch (t) {
 	case CFQ_TUNE_QUANTUM:
@@ -1240,7 +1245,7 @@ static ssize_t cfq_##name##_show(struct elevator_queue *e, char *page)	\
 static ssize_t cfq_##name##_store(struct elevator_queue *e,		\
 				  const char *page, size_t count)	\
 {									\
-	return cfq_tunable_store(e, id, page, count);			\
+	return cfq_tunable_store(e, id, #name, page, count);		\
 }
 
 CFQ_SHOW_FN(quantum, CFQ_TUNE_QUANTUM)

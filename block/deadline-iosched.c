@@ -494,14 +494,19 @@ static ssize_t dl_tunable_show(struct elevator_queue *e, enum dl_tunable t,
  * 1..INT_MAX.
  */
 static ssize_t dl_tunable_store(struct elevator_queue *e, enum dl_tunable t,
-				const char *page, size_t count)
+				const char *name, const char *page,
+				size_t count)
 {
 	struct efq_data *efqd = e->elevator_data;
 	struct deadline_data *dd = dl_data(efqd);
 	long long v;
+	int ret;
 
-	if (kstrtoll(page, 10, &v))
+	ret = kstrtoll(page, 10, &v);
+	if (ret) {
+		efq_warn_bad_tunable(e, name, page, count, ret);
 		return -EINVAL;
+	}
 	spin_lock_irq(&efqd->lock);
 	switch (t) {
 	case DL_TUNE_READ_EXPIRE:
@@ -536,7 +541,7 @@ static ssize_t dl_##name##_show(struct elevator_queue *e, char *page)	\
 static ssize_t dl_##name##_store(struct elevator_queue *e,		\
 				 const char *page, size_t count)	\
 {									\
-	return dl_tunable_store(e, id, page, count);			\
+	return dl_tunable_store(e, id, #name, page, count);		\
 }
 
 DL_SHOW_FN(read_expire, DL_TUNE_READ_EXPIRE)

@@ -626,15 +626,31 @@ static u64 efq_class_read(struct cgroup_subsys_state *css, struct cftype *cft)
 	return ecg ? ecg->ioprio_class : 0;
 }
 
-static int efq_class_write(struct cgroup_subsys_state *css, struct cftype *cft,
-			   u64 val)
+/*
+ * Parsed as the cgroup core parses a write_u64 file (kstrtoull(), base 0,
+ * one final newline), with the same errors, but never without a message:
+ * the core refuses a value that is not a number silently.
+ */
+static ssize_t efq_class_write(struct kernfs_open_file *of, char *buf,
+			       size_t nbytes, loff_t off)
 {
+	unsigned long long val;
+	int ret;
+
+	ret = kstrtoull(buf, 0, &val);
+	if (ret) {
+		pr_warn_ratelimited("efq: ioprio_class: %s: write 1 (rt), 2 (be) or 3 (idle)\n",
+				    ret == -ERANGE ? "number too large" :
+				    "not a number");
+		return ret;
+	}
 	if (val > IOPRIO_CLASS_IDLE) {
 		pr_warn_ratelimited("efq: ioprio class %llu is not 1 (rt), 2 (be) or 3 (idle)\n",
 				    val);
 		return -EINVAL;
 	}
-	return efq_cgroup_set_ioprio_class(css_to_blkcg(css), val);
+	ret = efq_cgroup_set_ioprio_class(css_to_blkcg(of_css(of)), val);
+	return ret ?: nbytes;
 }
 
 static int efq_policy_show(struct seq_file *sf, void *v)
@@ -745,7 +761,7 @@ static struct cftype efq_files[] = {
 		.name = "efq.ioprio_class",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.read_u64 = efq_class_read,
-		.write_u64 = efq_class_write,
+		.write = efq_class_write,
 	},
 	{
 		.name = "efq.policy",

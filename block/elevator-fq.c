@@ -2329,6 +2329,51 @@ static ssize_t efq_tunable_show(struct elevator_queue *e,
 	return sprintf(page, "%llu\n", (unsigned long long)v);
 }
 
+/* The most of a refused write efq_warn_bad_tunable() shows. */
+#define EFQ_BAD_TEXT_MAX	32
+
+/**
+ * efq_warn_bad_tunable() - say why a tunable write was refused
+ * @e: the elevator the tunable belongs to
+ * @name: the tunable's file name
+ * @page: what was written (sysfs passes it NUL-terminated)
+ * @count: its length
+ * @err: the kstrto*() error: -ERANGE for a number too large, else -EINVAL
+ *
+ * Ratelimited (one state for every scheduler's tunables): the writer may
+ * repeat the write in a loop.  At most EFQ_BAD_TEXT_MAX bytes of @page are
+ * shown, without the final newline, every byte that is not printable ASCII
+ * as '?', so that no control character reaches the log.
+ */
+void efq_warn_bad_tunable(struct elevator_queue *e, const char *name,
+			  const char *page, size_t count, int err)
+{
+	struct efq_data *efqd = e->elevator_data;
+	char text[EFQ_BAD_TEXT_MAX + 1];
+	size_t i, n = count;
+
+	if (n && page[n - 1] == '\n')
+		n--;
+	for (i = 0; i < n && i < EFQ_BAD_TEXT_MAX; i++)
+		text[i] = page[i] >= ' ' && page[i] <= '~' ? page[i] : '?';
+	text[i] = '\0';
+	pr_warn_ratelimited("efq: %s: %s: %s: \"%s\"%s is %s\n",
+			    efqd->queue->disk ? efqd->queue->disk->disk_name : "?",
+			    e->type->elevator_name, name, text,
+			    n > i ? "..." : "",
+			    err == -ERANGE ? "too large a number" : "not a number");
+}
+EXPORT_SYMBOL_GPL(efq_warn_bad_tunable);
+
+static const char *const efq_tunable_names[] = {
+	[EFQ_TUNE_SLICE_SYNC]		= "slice_sync",
+	[EFQ_TUNE_SLICE_ASYNC]		= "slice_async",
+	[EFQ_TUNE_GROUP_IDLE]		= "group_idle",
+	[EFQ_TUNE_FAIRNESS]		= "fairness",
+	[EFQ_TUNE_HIERARCHICAL]		= "hierarchical",
+	[EFQ_TUNE_NR_GROUP_REQUESTS]	= "nr_group_requests",
+};
+
 static ssize_t efq_tunable_store(struct elevator_queue *e,
 				 enum efq_tunable t, const char *page,
 				 size_t count)
@@ -2339,8 +2384,7 @@ static ssize_t efq_tunable_store(struct elevator_queue *e,
 
 	ret = kstrtoull(page, 10, &v);
 	if (ret) {
-		pr_warn("efq: %s: tunable value is not a number\n",
-			efqd->queue->disk ? efqd->queue->disk->disk_name : "?");
+		efq_warn_bad_tunable(e, efq_tunable_names[t], page, count, ret);
 		return -EINVAL;
 	}
 	spin_lock_irq(&efqd->lock);
@@ -2366,6 +2410,11 @@ static ssize_t efq_tunable_store(struct elevator_queue *e,
 		break;
 	}
 	spin_unlock_irq(&efqd->lock);
+	if (ret == -EBUSY)
+		pr_warn_ratelimited("efq: %s: %s: hierarchical: not changed while requests are queued (write it while the device is idle)\n",
+				    efqd->queue->disk ?
+				    efqd->queue->disk->disk_name : "?",
+				    e->type->elevator_name);
 	return ret ? ret : count;
 }
 

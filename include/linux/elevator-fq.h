@@ -522,7 +522,9 @@ void efq_schedule_dispatch(struct efq_data *efqd);
  * slice_sync, slice_async (ms, clamped to 1..UINT_MAX), group_idle (ms,
  * 0..UINT_MAX, 0 disables), fairness (0..1) and hierarchical (0..1, -EBUSY
  * while requests are queued).  A value that is not a number is -EINVAL; an
- * out-of-range number is clamped.  nr_group_requests (4..UINT_MAX) caps the
+ * out-of-range number is clamped.  Every refusal leaves a ratelimited
+ * "efq: DISK: SCHED: TUNABLE: ..." message (efq_warn_bad_tunable() for the
+ * schedulers' own tunables).  nr_group_requests (4..UINT_MAX) caps the
  * requests one group holds; schedulers enforce it with efq_limit_depth().
  */
 #define EFQ_ATTR(name) __ATTR(name, 0644, efq_##name##_show, efq_##name##_store)
@@ -538,6 +540,9 @@ EFQ_DECLARE_ATTR(group_idle);
 EFQ_DECLARE_ATTR(fairness);
 EFQ_DECLARE_ATTR(hierarchical);
 EFQ_DECLARE_ATTR(nr_group_requests);
+
+void efq_warn_bad_tunable(struct elevator_queue *e, const char *name,
+			  const char *page, size_t count, int err);
 
 struct blk_mq_alloc_data;
 void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
