@@ -1225,7 +1225,8 @@ static ssize_t cfq_tunable_store(struct elevator_queue *e, enum cfq_tunable t,
 		cfqd->slice_async_rq = clamp_t(u64, v, 1, UINT_MAX);
 		break;
 	case CFQ_TUNE_SLICE_IDLE:
-		cfqd->slice_idle = min_t(u64, v, UINT_MAX) * NSEC_PER_MSEC;
+		cfqd->slice_idle = min_t(u64, v, EFQ_IDLE_MAX_MS) *
+				   NSEC_PER_MSEC;
 		break;
 	default:
 		cfqd->low_latency = min_t(u64, v, 1);

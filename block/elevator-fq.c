@@ -2396,7 +2396,8 @@ static ssize_t efq_tunable_store(struct elevator_queue *e,
 		efqd->slice[0] = clamp_t(u64, v, 1, UINT_MAX) * NSEC_PER_MSEC;
 		break;
 	case EFQ_TUNE_GROUP_IDLE:
-		efqd->group_idle = min_t(u64, v, UINT_MAX) * NSEC_PER_MSEC;
+		efqd->group_idle = min_t(u64, v, EFQ_IDLE_MAX_MS) *
+				   NSEC_PER_MSEC;
 		break;
 	case EFQ_TUNE_FAIRNESS:
 		efqd->fairness = min_t(u64, v, 1);

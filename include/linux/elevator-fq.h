@@ -57,6 +57,15 @@ struct bio;
 #define EFQ_NR_GROUP_REQUESTS	128
 #define EFQ_MIN_GROUP_REQUESTS	4
 
+/*
+ * The longest idle window (group_idle, cfq's slice_idle), ms.  An idle
+ * wait holds back every other group's requests; when the scheduler tags
+ * are all taken by those requests, the awaited group cannot even allocate
+ * its next one, and the wait only ends when the window does.  A disk
+ * needs a few milliseconds; more than a second is never worth a stall.
+ */
+#define EFQ_IDLE_MAX_MS		1000
+
 /* Number of best-effort and real-time priority levels (0 is highest). */
 #define EFQ_NR_PRIO		8
 
@@ -520,8 +529,8 @@ void efq_schedule_dispatch(struct efq_data *efqd);
  * table: EFQ_ATTR(slice_sync), ... ---
  *
  * slice_sync, slice_async (ms, clamped to 1..UINT_MAX), group_idle (ms,
- * 0..UINT_MAX, 0 disables), fairness (0..1) and hierarchical (0..1, -EBUSY
- * while requests are queued).  A value that is not a number is -EINVAL; an
+ * 0..EFQ_IDLE_MAX_MS, 0 disables), fairness (0..1) and hierarchical
+ * (0..1, -EBUSY while requests are queued).  A value that is not a number is -EINVAL; an
  * out-of-range number is clamped.  Every refusal leaves a ratelimited
  * "efq: DISK: SCHED: TUNABLE: ..." message (efq_warn_bad_tunable() for the
  * schedulers' own tunables).  nr_group_requests (4..UINT_MAX) caps the

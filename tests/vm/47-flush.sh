@@ -84,8 +84,11 @@ flush_run() {
 flush_run mq-deadline
 ctl=$FLUSH_IOPS
 echo "mq-deadline $ctl 1.00" >>/tmp/flush.rows
-cond "flush: the control's victim makes progress (mq-deadline: $ctl IOPS >= 20)" \
-	"$(awk -v x="$ctl" 'BEGIN { print (x + 0 >= 20) }')" = 1
+# a held flush gives about 0.2 fsyncs a second (one per 5 s); the control
+# gave 19 to 78 under TCG as the host's load varied, so 5 tells progress
+# from that stall without judging the host's speed
+cond "flush: the control's victim makes progress (mq-deadline: $ctl IOPS >= 5)" \
+	"$(awk -v x="$ctl" 'BEGIN { print (x + 0 >= 5) }')" = 1
 for s in bfq $EFQ_SCHEDS; do
 	flush_run $s
 	r=$(ratio "$FLUSH_IOPS" "$ctl")

@@ -71,8 +71,17 @@ echo 1 >/sys/block/$D/queue/rotational
 DEV=$(devnum $D)
 IOS=/sys/block/$D/queue/iosched
 for c in rw-a rw-b rw-c; do cg_make $c; done
-# devices that are not whole disks here (1:3 is /dev/null, the rest absent)
-ABSENT="1:3 8:0 254:250 259:99999"
+# devices that are not whole disks here (1:3 is /dev/null, the rest absent):
+# the candidates that a disk of an earlier test file holds (8:0 is the
+# scsi_debug disk of 45-integrity's faults items) are left out
+ABSENT=""
+for d in 1:3 8:0 7:250 254:250 259:99999; do
+	if [ -e /sys/dev/block/$d ]; then
+		log "random writer: $d is a block device here, not written as an absent one"
+		continue
+	fi
+	ABSENT="${ABSENT:+$ABSENT }$d"
+done
 
 # --- the plan maker ------------------------------------------------------------
 # Input: targets, one a line: "tun PATH NAME LO HI SIGNED", "weight PATH",
