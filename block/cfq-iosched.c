@@ -525,9 +525,10 @@ static void cfq_free_sched_queue(struct efq_data *efqd, void *sq)
 
 /* --- per-process statistics ---------------------------------------------- */
 
-static void cfq_update_thinktime(struct cfq_data *cfqd, struct cfq_io_cq *cic)
+/* @now: the insert's time, read once for the whole insert */
+static void cfq_update_thinktime(struct cfq_data *cfqd, struct cfq_io_cq *cic,
+				 u64 now)
 {
-	u64 now = ktime_get_ns();
 	u64 ttime = now > cic->last_end_request ?
 		    now - cic->last_end_request : 0;
 
@@ -852,10 +853,12 @@ static void cfq_insert_one(struct cfq_data *cfqd, struct request *rq,
 	struct efq_queue *ioq = cfq_get_queue(cfqd, rq);
 	struct cfq_queue *cfqq = ioq->sched_queue;
 	bool sync = rq_is_sync(rq);
+	/* one clock read per insert: the deadline and the think time */
+	u64 now = ktime_get_ns();
 
 	rq->elv.priv[0] = ioq;
 	elv_rb_add(&cfqq->sort_list, rq);
-	rq->fifo_time = ktime_get_ns() + cfqd->fifo_expire[sync];
+	rq->fifo_time = now + cfqd->fifo_expire[sync];
 	if (at_head) {
 		list_add(&rq->queuelist, &cfqq->fifo);
 		cfqq->next_rq = rq;
@@ -866,7 +869,7 @@ static void cfq_insert_one(struct cfq_data *cfqd, struct request *rq,
 	}
 	cfq_prio_tree_update(cfqd, cfqq);
 	if (sync && cic && cfqq->cic == cic) {
-		cfq_update_thinktime(cfqd, cic);
+		cfq_update_thinktime(cfqd, cic, now);
 		cfq_update_seektime(cic, rq);
 		cfq_update_idle_window(cfqd, ioq, cic);
 		cic->last_request_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);

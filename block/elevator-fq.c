@@ -180,6 +180,15 @@ bool efq_queue_slice_used(struct efq_queue *ioq)
 }
 EXPORT_SYMBOL_GPL(efq_queue_slice_used);
 
+/*
+ * efq_queue_slice_used() at @now, for an event that has read the clock
+ * already: one clock read per event instead of one per question.
+ */
+static bool efq_queue_slice_used_at(struct efq_queue *ioq, u64 now)
+{
+	return !efq_queue_slice_new(ioq) && now >= ioq->slice_end;
+}
+
 /* --- service trees ------------------------------------------------------ */
 
 static void efq_st_init(struct efq_service_tree *st)
@@ -470,8 +479,12 @@ static void efq_dequeue_entity(struct efq_entity *e)
 		efq_idle_insert(st, e);
 }
 
-/* Give the entity in service back to its tree, at its charged vdisktime. */
-static void efq_put_prev_entity(struct efq_entity *e)
+/*
+ * Give the entity in service back to its tree, at its charged vdisktime;
+ * one that is @leaving its tree at once (efq_expire_queue()) is not put in
+ * it first.
+ */
+static void efq_put_prev_entity(struct efq_entity *e, bool leaving)
 {
 	struct efq_sched_data *sd = efq_entity_parent_sd(e);
 	struct efq_service_tree *old = e->st;
@@ -486,7 +499,8 @@ static void efq_put_prev_entity(struct efq_entity *e)
 		e->has_history = false;
 		efq_place_entity(e->st, e, false);
 	}
-	efq_st_insert(e->st, e, false);
+	if (!leaving)
+		efq_st_insert(e->st, e, false);
 }
 
 /*
@@ -538,7 +552,26 @@ static struct efq_entity *efq_lookup_next_entity(struct efq_sched_data *sd)
 static void efq_put_prev_chain(struct efq_entity *e)
 {
 	for (; e->parent; e = e->parent)
-		efq_put_prev_entity(e);
+		efq_put_prev_entity(e, false);
+}
+
+/*
+ * efq_put_prev_chain() for a queue that leaves the busy set next
+ * (efq_del_busy()): the levels that efq_del_busy() takes off their trees,
+ * the queue's and every group's that has no other backlogged child, are
+ * not inserted in them first.  On a fast device a queue empties and
+ * expires at nearly every request, and that insert and erase, per level,
+ * changed nothing.
+ */
+static void efq_put_prev_chain_leaving(struct efq_entity *e)
+{
+	bool leaving = true;
+
+	for (; e->parent; e = e->parent) {
+		efq_put_prev_entity(e, leaving);
+		/* efq_del_busy() goes up while a level's parent empties */
+		leaving = leaving && efq_entity_parent_sd(e)->nr_active == 1;
+	}
 }
 
 /* Walk from the root group down to the queue to serve next. */
@@ -1194,15 +1227,16 @@ EXPORT_SYMBOL_GPL(efq_group_should_idle);
  * Wait-busy keeps a group on its tree when its only queue used its slice
  * and went empty: the next request keeps the group's place.  A group with
  * another busy queue stays on the tree anyway (as 2.6.33 refused it with
- * more than one queue).
+ * more than one queue).  @used: efq_queue_slice_used(), which the callers
+ * have just asked (the answer is passed on rather than the clock read
+ * again).
  */
-static bool efq_queue_should_wait_busy(struct efq_queue *ioq)
+static bool efq_queue_should_wait_busy(struct efq_queue *ioq, bool used)
 {
 	if (!efq_group_idle_window(ioq->group) ||
 	    ioq->group->sched_data.nr_active > 1)
 		return false;
-	return !ioq->nr_queued && efq_queue_idle_window(ioq) &&
-	       efq_queue_slice_used(ioq);
+	return !ioq->nr_queued && efq_queue_idle_window(ioq) && used;
 }
 
 static void efq_arm_group_timer(struct efq_data *efqd, struct efq_group *iog,
@@ -1378,23 +1412,14 @@ EXPORT_SYMBOL_GPL(efq_has_work);
 
 /* --- expiry, activation and selection ----------------------------------- */
 
-/**
- * efq_expire_queue() - end the slice of the queue in service
- * @efqd: the device
- * @ioq: the queue in service
- * @reason: why, for statistics and traces
- *
- * The queue is charged for the time since its first completion (or since
- * activation if none came), every level of its path goes back to its tree,
- * and an empty queue stops being busy.  An async queue with a backlog goes
- * behind the other queues of its tree so that sync queues get a chance.
- * The queue may be freed on return.
+/*
+ * efq_expire_queue() at @now: an event that read the clock already passes
+ * its time on (one clock read per event).
  */
-void efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
-		      enum efq_expire_reason reason)
+static void __efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
+			       enum efq_expire_reason reason, u64 now)
 {
 	struct efq_group *iog = ioq->group;
-	u64 now = ktime_get_ns();
 	u64 served;
 
 	lockdep_assert_held(&efqd->lock);
@@ -1419,7 +1444,10 @@ void efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
 	if (efqd->ops->active_queue_reset)
 		efqd->ops->active_queue_reset(efqd, ioq->sched_queue);
 	ioq->nr_sectors = 0;
-	efq_put_prev_chain(&ioq->entity);
+	if (ioq->nr_queued)
+		efq_put_prev_chain(&ioq->entity);
+	else
+		efq_put_prev_chain_leaving(&ioq->entity);
 	efqd->nr_expired[reason]++;
 	efq_log_queue(ioq, "expire reason=%d qued=%u", reason, ioq->nr_queued);
 
@@ -1427,6 +1455,24 @@ void efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
 		efq_del_busy(efqd, ioq);
 	else if (!efq_queue_sync(ioq))
 		efq_requeue_entity(&ioq->entity, false);
+}
+
+/**
+ * efq_expire_queue() - end the slice of the queue in service
+ * @efqd: the device
+ * @ioq: the queue in service
+ * @reason: why, for statistics and traces
+ *
+ * The queue is charged for the time since its first completion (or since
+ * activation if none came), every level of its path goes back to its tree,
+ * and an empty queue stops being busy.  An async queue with a backlog goes
+ * behind the other queues of its tree so that sync queues get a chance.
+ * The queue may be freed on return.
+ */
+void efq_expire_queue(struct efq_data *efqd, struct efq_queue *ioq,
+		      enum efq_expire_reason reason)
+{
+	__efq_expire_queue(efqd, ioq, reason, ktime_get_ns());
 }
 EXPORT_SYMBOL_GPL(efq_expire_queue);
 
@@ -1588,7 +1634,7 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 		 * (review lead 7).
 		 */
 		if ((efq_group_should_idle(ioq) ||
-		     efq_queue_should_wait_busy(ioq)) &&
+		     efq_queue_should_wait_busy(ioq, used)) &&
 		    !efq_group_wait_busy_done(iog) &&
 		    (efqd->idle_armed || ioq->dispatched))
 			return EFQ_HOLD;
@@ -2224,10 +2270,17 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 				 struct request *rq)
 {
 	struct efq_group *iog = ioq->group;
+	/*
+	 * The completion's time, read once for the slice and the expiry
+	 * alike, and only where they need it: an untimed queue asks nothing
+	 * after its first completion.
+	 */
+	bool have_now = false, used;
+	u64 now = 0;
 
 	if (efq_queue_slice_new(ioq)) {
-		u64 now = ktime_get_ns();
-
+		now = ktime_get_ns();
+		have_now = true;
 		ioq->slice_start = now;
 		ioq->slice_end = now + efq_queue_slice(efqd, ioq);
 		efq_clear_queue_slice_new(ioq);
@@ -2238,15 +2291,19 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		efq_mark_queue_charge_one_slice(ioq);
 		return;
 	}
-	if (efq_queue_slice_used(ioq) || efq_queue_class_idle(ioq)) {
+	if (!have_now)
+		now = ktime_get_ns();
+	used = efq_queue_slice_used_at(ioq, now);
+	if (used || efq_queue_class_idle(ioq)) {
 		if (efq_group_should_idle(ioq))
 			efq_arm_group_timer(efqd, iog, true);
-		else if (efq_queue_should_wait_busy(ioq))
+		else if (efq_queue_should_wait_busy(ioq, used))
 			efq_arm_wait_busy_timer(efqd, ioq);
 		else if (efqd->fairness && ioq->dispatched)
 			return;
 		else if (efq_may_expire(efqd, ioq, true, false))
-			efq_expire_queue(efqd, ioq, EFQ_EXPIRE_COMPLETION);
+			__efq_expire_queue(efqd, ioq, EFQ_EXPIRE_COMPLETION,
+					   now);
 		return;
 	}
 	if (!ioq->nr_queued && !efq_cooperator(efqd, ioq) &&
@@ -2259,7 +2316,7 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 	if (efqd->busy_queues == 1 && !ioq->dispatched && !ioq->nr_queued &&
 	    !efq_queue_is_idling(efqd, ioq) &&
 	    efq_may_expire(efqd, ioq, false, false))
-		efq_expire_queue(efqd, ioq, EFQ_EXPIRE_LAST_EMPTY);
+		__efq_expire_queue(efqd, ioq, EFQ_EXPIRE_LAST_EMPTY, now);
 }
 
 /**
@@ -2472,9 +2529,10 @@ EXPORT_SYMBOL_GPL(efq_nr_group_requests_store);
  * sent IO yet, there is nobody to protect and nothing is capped.  The
  * group is the submitting task's; writeback submitted by a flusher thread
  * counts against the flusher's group here, although its requests are the
- * dirtier's.  Without the lock where nothing can be capped: the cap is
- * advisory anyway (a group's count changes as soon as the lock is dropped),
- * and this runs for every request (review lead 11).
+ * dirtier's.  Without the lock where nothing can be capped (flat mode, no
+ * cgroup, or fewer requests on the device than one group may hold): the
+ * cap is advisory anyway (a group's count changes as soon as the lock is
+ * dropped), and this runs for every request (review lead 11).
  */
 void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
@@ -2482,6 +2540,16 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	struct efq_group *iog;
 
 	if (!READ_ONCE(efqd->hierarchical) || list_empty(&efqd->group_list))
+		return;
+	/*
+	 * Every request a group holds is queued or in the driver, so no
+	 * group can be at its cap while the device holds fewer than
+	 * nr_group_requests in all: then the group's lookup (the lock and the
+	 * blkg walk, once per request) decides nothing.  A racy sum, as
+	 * advisory as the cap itself.
+	 */
+	if (READ_ONCE(efqd->nr_queued) + READ_ONCE(efqd->rq_in_driver) <
+	    READ_ONCE(efqd->nr_group_requests))
 		return;
 	spin_lock_irq(&efqd->lock);
 	iog = efq_group_of_current(efqd);
