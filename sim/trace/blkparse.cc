@@ -163,12 +163,10 @@ private:
 	// (kMaxJumpNs); false with err_ otherwise.
 	bool in_order(const Event &ev)
 	{
-		auto [it, first] = last_.emplace(ev.cpu, ev.time_ns);
-		if (first)
-			return true;
-		int64_t prev = it->second;
+		int64_t prev = 0;
+		CpuTimeOrder::Verdict v = order_.check(ev, &prev);
 		char b[200];
-		if (ev.time_ns < prev - kMaxBackwardsNs) {
+		if (v == CpuTimeOrder::Verdict::backwards) {
 			std::snprintf(
 				b, sizeof(b),
 				"time %.9f s is %.6f s before an earlier event of CPU %u "
@@ -180,7 +178,7 @@ private:
 			err_ = where() + b;
 			return false;
 		}
-		if (ev.time_ns > prev && ev.time_ns - prev > kMaxJumpNs) {
+		if (v == CpuTimeOrder::Verdict::jump) {
 			std::snprintf(
 				b, sizeof(b),
 				"time %.9f s is %.1f days after the previous event of CPU %u: a "
@@ -190,7 +188,6 @@ private:
 			err_ = where() + b;
 			return false;
 		}
-		it->second = std::max(prev, ev.time_ns);
 		return true;
 	}
 
@@ -243,7 +240,7 @@ private:
 	uint64_t line_no_ = 0;
 	bool eof_ = false;
 	bool summary_ = false;
-	std::unordered_map<uint32_t, int64_t> last_; // CPU -> its latest time
+	CpuTimeOrder order_;
 };
 
 } // namespace

@@ -133,12 +133,10 @@ private:
 	// makes no absurd jump (kMaxJumpNs); false with err_ otherwise.
 	bool in_order(const Event &ev, uint64_t at)
 	{
-		auto [it, first] = last_.emplace(ev.cpu, ev.time_ns);
-		if (first)
-			return true;
-		int64_t prev = it->second;
+		int64_t prev = 0;
+		CpuTimeOrder::Verdict v = order_.check(ev, &prev);
 		char b[200];
-		if (ev.time_ns < prev - kMaxBackwardsNs) {
+		if (v == CpuTimeOrder::Verdict::backwards) {
 			std::snprintf(
 				b, sizeof(b),
 				"time stamp %lld ns is %.6f s before the previous record of CPU "
@@ -149,7 +147,7 @@ private:
 				static_cast<long long>(prev));
 			return fail(b, at);
 		}
-		if (ev.time_ns > prev && ev.time_ns - prev > kMaxJumpNs) {
+		if (v == CpuTimeOrder::Verdict::jump) {
 			std::snprintf(
 				b, sizeof(b),
 				"time stamp %lld ns is %.1f days after the previous record of "
@@ -159,7 +157,6 @@ private:
 				static_cast<long long>(prev));
 			return fail(b, at);
 		}
-		it->second = std::max(prev, ev.time_ns);
 		return true;
 	}
 
@@ -278,7 +275,7 @@ private:
 	uint64_t offset_ = 0; // of buf_[pos_] in the file
 	bool eof_ = false;
 	bool swap_known_ = false, swap_ = false;
-	std::unordered_map<uint32_t, int64_t> last_; // CPU -> its latest time stamp
+	CpuTimeOrder order_;
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace efqsim::trace {
@@ -91,6 +92,31 @@ constexpr int64_t kMaxBackwardsNs = 1'000'000; // 1 ms
 // file (beyond it a time stamp is corrupt: replaying it would mean waiting
 // for a month).
 constexpr int64_t kMaxJumpNs = int64_t{30} * 24 * 3600 * 1'000'000'000;
+
+// Each CPU's latest time in a file, and the two rules above: a reader asks
+// check() of every event and words the refusal in its own terms.
+class CpuTimeOrder {
+public:
+	enum class Verdict { ok, backwards, jump };
+	// @prev: the CPU's latest time before @ev (unchanged for its first).
+	Verdict check(const Event &ev, int64_t *prev)
+	{
+		auto [it, first] = last_.emplace(ev.cpu, ev.time_ns);
+		*prev = it->second;
+		if (first)
+			return Verdict::ok;
+		if (ev.time_ns < *prev - kMaxBackwardsNs)
+			return Verdict::backwards;
+		if (ev.time_ns > *prev && ev.time_ns - *prev > kMaxJumpNs)
+			return Verdict::jump;
+		if (ev.time_ns > *prev)
+			it->second = ev.time_ns;
+		return Verdict::ok;
+	}
+
+private:
+	std::unordered_map<uint32_t, int64_t> last_; // CPU -> its latest time
+};
 
 // The files a trace's command-line arguments name, as blkparse -i and
 // btreplay take them: an existing file is itself; NAME that is no file
