@@ -3,6 +3,8 @@
 
 #include "efq_harness.h"
 
+#include "../common/tree_walk.h"
+
 namespace efqt {
 
 void EnsureModules()
@@ -506,191 +508,14 @@ std::vector<struct efq_entity *> EfqTest::IdleOrder(struct efq_service_tree *st)
 // Invariants.
 // ---------------------------------------------------------------------------
 
-namespace {
-
-struct efq_queue *EntityQueue(struct efq_entity *e)
-{
-	return e->my_sd ? nullptr : container_of(e, struct efq_queue, entity);
-}
-
-struct efq_group *EntityGroup(struct efq_entity *e)
-{
-	return e->my_sd ? container_of(e, struct efq_group, entity) : nullptr;
-}
-
-bool CountsSync(struct efq_entity *e)
-{
-	struct efq_queue *ioq = EntityQueue(e);
-	return ioq && efq_queue_sync(ioq) && e->ioprio_class != IOPRIO_CLASS_IDLE;
-}
-
-struct Walker {
-	std::ostringstream err;
-	std::set<struct efq_entity *> seen;
-	unsigned busy_queue_entities = 0;
-
-	void Fail(const std::string &what, const void *p) { err << what << " (" << p << "); "; }
-
-	void Entity(struct efq_entity *e, struct efq_group *g, struct efq_service_tree *st, int cls)
-	{
-		if (!seen.insert(e).second)
-			Fail("entity on two trees or twice on one", e);
-		if (e->st != st)
-			Fail("entity's st is not the tree it is on", e);
-		if (e->parent != &g->entity)
-			Fail("entity's parent is not the group whose tree holds it", e);
-		if (e->ioprio_class != cls)
-			Fail("entity of class " + std::to_string(e->ioprio_class) +
-				     " on the tree of class " + std::to_string(cls),
-			     e);
-	}
-
-	void Group(struct efq_group *g, struct efq_data *efqd)
-	{
-		struct efq_sched_data *sd = &g->sched_data;
-		unsigned total = 0, sync = 0;
-		bool sd_active_found = sd->active_entity == nullptr;
-
-		for (int c = 0; c < EFQ_NR_CLASSES; c++) {
-			struct efq_service_tree *st = &sd->service_tree[c];
-			unsigned n = 0;
-			bool first = true;
-			s64 prev = 0;
-
-			if (rb_first_cached(&st->active) != rb_first(&st->active.rb_root))
-				Fail("active tree's cached leftmost is stale", st);
-			for (struct rb_node *rn = rb_first(&st->active.rb_root); rn;
-			     rn = rb_next(rn)) {
-				struct efq_entity *e = rb_entry(rn, struct efq_entity, rb_node);
-				Entity(e, g, st, c + 1);
-				if (!e->on_st || e->on_idle_st)
-					Fail("entity on an active tree without on_st (or with "
-					     "on_idle_st)",
-					     e);
-				if (e == st->active_entity)
-					Fail("entity in service is also in the active tree", e);
-				s64 key = (s64)(e->vdisktime - st->min_vdisktime);
-				if (!first && key < prev)
-					Fail("active tree out of order", e);
-				first = false;
-				prev = key;
-				n++;
-				Backlogged(e, efqd, &sync);
-			}
-			if (st->active_entity) {
-				struct efq_entity *e = st->active_entity;
-				Entity(e, g, st, c + 1);
-				if (!e->on_st || e->on_idle_st)
-					Fail("entity in service without on_st", e);
-				if (!RB_EMPTY_NODE(&e->rb_node))
-					Fail("entity in service still linked in a tree", e);
-				if (sd->active_entity != e)
-					Fail("st->active_entity != sd->active_entity", e);
-				sd_active_found = true;
-				n++;
-				Backlogged(e, efqd, &sync);
-			}
-			if (st->nr_active != n)
-				Fail("st->nr_active=" + std::to_string(st->nr_active) +
-					     " but counted " + std::to_string(n),
-				     st);
-			total += n;
-
-			// idle tree: ordered by absolute vdisktime (wrap-safe), and
-			// nothing the clock has passed
-			if (rb_first_cached(&st->idle) != rb_first(&st->idle.rb_root))
-				Fail("idle tree's cached leftmost is stale", st);
-			first = true;
-			u64 prev_vt = 0;
-			for (struct rb_node *rn = rb_first(&st->idle.rb_root); rn;
-			     rn = rb_next(rn)) {
-				struct efq_entity *e = rb_entry(rn, struct efq_entity, rb_node);
-				Entity(e, g, st, c + 1);
-				if (e->on_st || !e->on_idle_st)
-					Fail("entity in an idle tree with on_st or without "
-					     "on_idle_st",
-					     e);
-				if (!first && (s64)(e->vdisktime - prev_vt) < 0)
-					Fail("idle tree out of order", e);
-				if ((s64)(st->min_vdisktime - e->vdisktime) > 0)
-					Fail("stale entry left in the idle tree (clock passed it)",
-					     e);
-				if (e->exiting)
-					Fail("exiting entity in an idle tree", e);
-				first = false;
-				prev_vt = e->vdisktime;
-				if (struct efq_queue *ioq = EntityQueue(e)) {
-					if (efq_queue_busy(ioq))
-						Fail("busy queue in an idle tree", ioq);
-				} else {
-					struct efq_group *child = EntityGroup(e);
-					if (child->sched_data.nr_active)
-						Fail("group with backlogged children in an idle "
-						     "tree",
-						     child);
-					Group(child, efqd);
-				}
-			}
-		}
-		if (!sd_active_found)
-			Fail("sd->active_entity is not the in-service entity of any tree", sd);
-		if (sd->nr_active != total)
-			Fail("sd->nr_active=" + std::to_string(sd->nr_active) + " but counted " +
-				     std::to_string(total),
-			     sd);
-		if (sd->nr_sync != sync)
-			Fail("sd->nr_sync=" + std::to_string(sd->nr_sync) + " but counted " +
-				     std::to_string(sync),
-			     sd);
-	}
-
-	void Backlogged(struct efq_entity *e, struct efq_data *efqd, unsigned *sync)
-	{
-		if (CountsSync(e))
-			(*sync)++;
-		if (e->counted_sync != CountsSync(e))
-			Fail("counted_sync disagrees with the entity's kind", e);
-		if (struct efq_queue *ioq = EntityQueue(e)) {
-			busy_queue_entities++;
-			if (!efq_queue_busy(ioq))
-				Fail("queue on a tree but not busy", ioq);
-		} else {
-			struct efq_group *child = EntityGroup(e);
-			if (!child->sched_data.nr_active)
-				Fail("backlogged group without backlogged children", child);
-			Group(child, efqd);
-		}
-	}
-};
-
-} // namespace
-
 std::string EfqTest::CheckInvariants()
 {
-	Walker w;
-	struct efq_group *root = efqd_->root_group;
-
-	if (root->entity.on_st || root->entity.on_idle_st)
-		w.Fail("root group on a tree", root);
-	w.Group(root, efqd_);
-	if (w.busy_queue_entities != efqd_->busy_queues)
-		w.err << "busy_queues=" << efqd_->busy_queues << " but " << w.busy_queue_entities
-		      << " queues are backlogged; ";
-
-	// the path of the queue in service is in service at every level
-	if (struct efq_queue *aq = efqd_->active_queue) {
-		if (!efq_queue_busy(aq))
-			w.Fail("active queue not busy", aq);
-		for (struct efq_entity *e = &aq->entity; e->parent; e = e->parent) {
-			if (e->parent->my_sd->active_entity != e)
-				w.Fail("a level of the active queue's path is not in service", e);
-			if (e->st->active_entity != e)
-				w.Fail("st->active_entity is not the active path", e);
-		}
-	} else if (root->sched_data.active_entity) {
-		w.Fail("an entity is in service without an active queue",
-		       root->sched_data.active_entity);
-	}
+	// the trees, their counts and the active path (tests/common/tree_walk.h)
+	std::ostringstream err;
+	err << efqcheck::TreeWalk(efqd_).Check();
+	auto fail = [&err](const std::string &what, const void *p) {
+		err << what << " (" << p << "); ";
+	};
 
 	// the harness's view of queues agrees with the engine's
 	unsigned busy = 0, queued = 0;
@@ -701,29 +526,29 @@ std::string EfqTest::CheckInvariants()
 		if (efq_queue_busy(ioq))
 			busy++;
 		if (efq_queue_busy(ioq) != ioq->entity.on_st)
-			w.Fail("busy flag disagrees with on_st", ioq);
+			fail("busy flag disagrees with on_st", ioq);
 		if (ioq->nr_queued != fq->queued.size())
-			w.err << "queue " << fq->id << " nr_queued=" << ioq->nr_queued
-			      << " but the scheduler holds " << fq->queued.size() << "; ";
+			err << "queue " << fq->id << " nr_queued=" << ioq->nr_queued
+			    << " but the scheduler holds " << fq->queued.size() << "; ";
 		if (ioq->dispatched != fq->inflight)
-			w.err << "queue " << fq->id << " dispatched=" << ioq->dispatched << " but "
-			      << fq->inflight << " in flight; ";
+			err << "queue " << fq->id << " dispatched=" << ioq->dispatched << " but "
+			    << fq->inflight << " in flight; ";
 		if (ioq->entity.on_st && ioq->entity.on_idle_st)
-			w.Fail("queue both backlogged and cached", ioq);
+			fail("queue both backlogged and cached", ioq);
 		if (ioq->nr_queued && !efq_queue_busy(ioq))
-			w.Fail("queue with requests but not busy", ioq);
+			fail("queue with requests but not busy", ioq);
 		queued += ioq->nr_queued;
 	}
 	if (busy != efqd_->busy_queues)
-		w.err << "busy_queues=" << efqd_->busy_queues << " but " << busy
-		      << " queues have the busy flag; ";
+		err << "busy_queues=" << efqd_->busy_queues << " but " << busy
+		    << " queues have the busy flag; ";
 	if (queued != efqd_->nr_queued)
-		w.err << "efqd->nr_queued=" << efqd_->nr_queued << " but queues hold " << queued
-		      << "; ";
+		err << "efqd->nr_queued=" << efqd_->nr_queued << " but queues hold " << queued
+		    << "; ";
 	if (inflight_.size() != efqd_->rq_in_driver)
-		w.err << "rq_in_driver=" << efqd_->rq_in_driver << " but " << inflight_.size()
-		      << " in flight; ";
-	return w.err.str();
+		err << "rq_in_driver=" << efqd_->rq_in_driver << " but " << inflight_.size()
+		    << " in flight; ";
+	return err.str();
 }
 
 std::string EfqTest::CheckActivePath()
