@@ -1892,6 +1892,7 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	ioq->nr_queued++;
 	efqd->nr_queued++;
 	iog->nr_requests++;
+	WRITE_ONCE(efqd->nr_held, efqd->nr_held + 1);
 	if (rq->cmd_flags & REQ_META)
 		ioq->meta_pending++;
 	if (!efq_queue_busy(ioq))
@@ -1925,10 +1926,12 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 }
 EXPORT_SYMBOL_GPL(efq_request_add);
 
-static void efq_group_rq_done(struct efq_group *iog)
+static void efq_group_rq_done(struct efq_data *efqd, struct efq_group *iog)
 {
 	if (!WARN_ON_ONCE(!iog->nr_requests))
 		iog->nr_requests--;
+	if (!WARN_ON_ONCE(!efqd->nr_held))
+		WRITE_ONCE(efqd->nr_held, efqd->nr_held - 1);
 }
 
 static void efq_request_removed(struct efq_data *efqd, struct efq_queue *ioq,
@@ -2073,7 +2076,7 @@ void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 	lockdep_assert_held(&efqd->lock);
 	efq_rq_unlink(efqd, rq);
 	efq_request_removed(efqd, ioq, rq);
-	efq_group_rq_done(ioq->group);
+	efq_group_rq_done(efqd, ioq->group);
 }
 EXPORT_SYMBOL_GPL(efq_request_merged_away);
 
@@ -2124,7 +2127,7 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
 		efqd->rq_in_driver--;
 	ioq->nr_sectors -= min_t(u64, ioq->nr_sectors, blk_rq_sectors(rq));
-	efq_group_rq_done(ioq->group);
+	efq_group_rq_done(efqd, ioq->group);
 	/*
 	 * A hold may have been waiting for this request to complete (the
 	 * fairness drain, idling with requests in flight).  A request the
@@ -2337,7 +2340,7 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->rq_in_driver--;
 	if (!WARN_ON_ONCE(!ioq->dispatched))
 		ioq->dispatched--;
-	efq_group_rq_done(ioq->group);
+	efq_group_rq_done(efqd, ioq->group);
 	if (ioq == efqd->active_queue)
 		efq_active_completed(efqd, ioq, rq);
 	efq_update_hold(efqd, true);
@@ -2542,14 +2545,15 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	if (!READ_ONCE(efqd->hierarchical) || list_empty(&efqd->group_list))
 		return;
 	/*
-	 * Every request a group holds is queued or in the driver, so no
-	 * group can be at its cap while the device holds fewer than
-	 * nr_group_requests in all: then the group's lookup (the lock and the
-	 * blkg walk, once per request) decides nothing.  A racy sum, as
-	 * advisory as the cap itself.
+	 * No group can be at its cap while all groups together hold fewer
+	 * than nr_group_requests: then the group's lookup (the lock and the
+	 * blkg walk, once per request) decides nothing.  nr_held is one
+	 * counter, read once: a sum of two counters read apart could miss a
+	 * request moving from one to the other and let a capped group
+	 * through.  It may be stale by the time the tag is taken, as every
+	 * count is once the lock is dropped: the cap is advisory.
 	 */
-	if (READ_ONCE(efqd->nr_queued) + READ_ONCE(efqd->rq_in_driver) <
-	    READ_ONCE(efqd->nr_group_requests))
+	if (READ_ONCE(efqd->nr_held) < READ_ONCE(efqd->nr_group_requests))
 		return;
 	spin_lock_irq(&efqd->lock);
 	iog = efq_group_of_current(efqd);

@@ -317,6 +317,9 @@ enum efq_expire_reason {
  * @busy_queues: busy queues, the active one included
  * @rq_in_driver: dispatched requests not yet completed
  * @nr_queued: requests held in all queues
+ * @nr_held: requests of all groups queued or in flight, the sum of every
+ *	group's @nr_requests: efq_limit_depth() reads it without the lock,
+ *	in one read, to skip the group lookup while no group can be capped
  * @bypass: requests no queue holds, dispatched before any queue's
  *	(efq_bypass_insert())
  * @nr_bypass: requests on @bypass; read locklessly by has_work
@@ -348,6 +351,7 @@ struct efq_data {
 	unsigned int busy_queues;
 	unsigned int rq_in_driver;
 	unsigned int nr_queued;
+	unsigned int nr_held;
 	struct list_head bypass;
 	unsigned int nr_bypass;
 	bool hold;

@@ -33,6 +33,19 @@ public:
 		if (queued_ != efqd_->nr_queued)
 			err_ << "nr_queued " << efqd_->nr_queued
 			     << " but the backlogged queues hold " << queued_ << "; ";
+		// efq_limit_depth() reads nr_held alone as the groups' total: every
+		// request a group holds is queued or in the driver, and an offline
+		// group (off group_list) may still hold some
+		if (efqd_->nr_held != efqd_->nr_queued + efqd_->rq_in_driver)
+			err_ << "nr_held " << efqd_->nr_held << " but " << efqd_->nr_queued
+			     << " queued and " << efqd_->rq_in_driver << " in the driver; ";
+		uint64_t linked = root->nr_requests;
+		struct efq_group *g;
+		list_for_each_entry(g, &efqd_->group_list, efqd_node)
+			linked += g->nr_requests;
+		if (linked > efqd_->nr_held)
+			err_ << "nr_held " << efqd_->nr_held << " but the linked groups hold "
+			     << linked << "; ";
 		if (struct efq_queue *aq = efqd_->active_queue) {
 			if (!efq_queue_busy(aq))
 				Fail("the active queue is not busy", aq);
