@@ -5,7 +5,8 @@
  * The engine decides which queue of requests a device serves next, and for
  * how long.  The schedulers built on it (cfq, deadline-fq, as, noop) only
  * decide which queue a request belongs to and in which order a queue's own
- * requests leave it.
+ * requests leave it.  Documentation/block/io-controller.rst explains the
+ * design, its formulas and the contract with the schedulers at length.
  *
  * Time, not bytes.  The currency is disk time: a queue in service owns the
  * disk for a slice, and at the end of the slice the time it used is
@@ -1304,24 +1305,39 @@ static bool efq_idle_timeout(struct efq_data *efqd)
 	enum efq_expire_reason reason = EFQ_EXPIRE_IDLE_TIMEOUT;
 	struct efq_group *iog;
 
+	/* Nobody to expire (an expiry cancels its wait): only decide again. */
 	if (!ioq)
 		goto kick;
 	iog = ioq->group;
 	efq_clear_queue_wait_request(ioq);
 	efq_clear_group_wait_request(iog);
+	/*
+	 * The group did not get busy again within its wait-busy: it gives
+	 * up its place, as a request would have ended the wait.
+	 */
 	if (efq_group_wait_busy(iog)) {
 		efq_clear_group_wait_busy(iog);
 		reason = EFQ_EXPIRE_WAIT_BUSY_TIMEOUT;
 		goto expire;
 	}
+	/* The request waited for is there: it goes out, slice or not. */
 	if (efq_queue_must_dispatch(ioq))
 		goto kick;
+	/* The slice ran out during the wait: the turn is over. */
 	if (efq_queue_slice_used(ioq))
 		goto expire;
+	/* Nothing is busy: nothing to switch to or to run. */
 	if (!efqd->busy_queues)
 		return false;
+	/* It has requests and slice left: it goes on serving them. */
 	if (ioq->nr_queued)
 		goto kick;
+	/*
+	 * The wait ran out without a request: the queue (and, for
+	 * group_idle, its group) loses its turn.  The window bet on a
+	 * request coming soon, and lost; waiting longer would only keep the
+	 * disk idle.
+	 */
 expire:
 	/*
 	 * fairness: a wait that ends while the queue still has requests in
@@ -1333,6 +1349,7 @@ expire:
 		efq_mark_queue_must_expire(ioq);
 		goto kick;
 	}
+	/* a timeout is not the scheduler's to veto: it is only told */
 	efq_may_expire(efqd, ioq, false, true);
 	efq_expire_queue(efqd, ioq, reason);
 kick:
@@ -1581,6 +1598,11 @@ struct efq_decision {
 /*
  * The selection policy, without side effects, so that the engine can tell
  * blk-mq exactly whether a dispatch would give a request (efq_has_work()).
+ * Each exit below states its rule and the reason for it; the rules are
+ * those of "Idling" and "Expiry" in Documentation/block/io-controller.rst.
+ * Their order is part of the policy: a forced dispatch skips every wait,
+ * must_expire comes before the untimed run, and an armed wait-busy before
+ * the used slice it was armed for.
  */
 static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 				   struct efq_decision *d)
@@ -1593,14 +1615,32 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 	d->slice_expired = false;
 	d->untimed = false;
 	d->coop = NULL;
+	/* No queue is backlogged, so none is in service either: no work. */
 	if (!efqd->busy_queues)
 		return EFQ_NOTHING;
+	/* Nothing in service: the trees choose the next queue. */
 	if (!ioq)
 		return EFQ_NEW;
 	iog = ioq->group;
 
+	/*
+	 * The queue in service is the only busy queue and has nothing
+	 * queued: nothing anywhere to dispatch, and nobody to give the disk
+	 * to.  Leave it in service; its completions decide (idle for it, or
+	 * EFQ_EXPIRE_LAST_EMPTY once nothing is in flight) and a request of
+	 * its own continues its slice.  Expiring it here would end the slice
+	 * for nobody's benefit, and with fairness off still charge it a
+	 * whole slice.
+	 */
 	if (efqd->busy_queues == 1 && !ioq->nr_queued)
 		return EFQ_HOLD;
+	/*
+	 * A forced dispatch drains the scheduler: every request must leave
+	 * now, so no rule that waits applies (no idling, no fairness drain,
+	 * no veto).  Serve the queue in service while it has requests, since
+	 * a switch costs an expiry and buys nothing when all must go; then
+	 * expire it for the next.
+	 */
 	if (force) {
 		if (ioq->nr_queued)
 			return EFQ_KEEP;
@@ -1608,30 +1648,61 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 		return EFQ_EXPIRE;
 	}
 	/*
-	 * Late preemption promises the async queue one dispatch round: a
-	 * queue chosen at a completion has not had it yet.
+	 * must_expire: an expiry the scheduler vetoed (it is asked again),
+	 * one the scheduler requested, late preemption, or a wait that ended
+	 * during the fairness drain.  The queue goes whatever is left of its
+	 * slice, else the rule that marked it would be lost.  But late
+	 * preemption promises the async queue one dispatch round, and a
+	 * queue chosen at a completion has not had it yet: with nothing
+	 * sent, no completion and requests queued, it keeps the disk.
 	 */
 	if (efq_queue_must_expire(ioq) &&
 	    (ioq->dispatched || !efq_queue_slice_new(ioq) || !ioq->nr_queued)) {
 		d->reason = EFQ_EXPIRE_MUST_EXPIRE;
 		goto expire;
 	}
+	/*
+	 * A single-queue scheduler alone on the device (no group but the
+	 * root) shares the disk with nobody: slices would only add expiries
+	 * and idle waits and cut the scheduler's own batches.  Keep the
+	 * queue untimed; it pays at most one slice once a group appears.
+	 */
 	if (efq_single_queue_untimed(efqd)) {
 		d->untimed = true;
 		return EFQ_KEEP;
 	}
+	/*
+	 * Wait-busy: the group's only queue used its slice and went empty,
+	 * and a completion armed a wait for it to get busy again.  Expiring
+	 * now would take the group off its tree and lose its place, which
+	 * the wait is there to keep; a request in the group or the timer
+	 * ends it.
+	 */
 	if (efq_group_wait_busy(iog))
 		return EFQ_HOLD;
 	/* the slice's end, read once (this runs at every event) */
 	used = efq_queue_slice_used(ioq);
+	/*
+	 * The slice is used, or the queue is of the idle class, which gets
+	 * one dispatch round per turn so that it barely delays the other
+	 * classes: the queue's turn is over and the trees choose the next
+	 * by vdisktime.  Not while must_dispatch is set: the request the
+	 * queue idled for is dispatched even past the slice, else the wait
+	 * it paid for would be wasted.
+	 */
 	if ((used || efq_queue_class_idle(ioq)) &&
 	    !efq_queue_must_dispatch(ioq)) {
 		d->slice_expired = true;
 		/*
-		 * Wait for the group only if a wait is armed or a completion
-		 * will come to arm it: the slice may have ended after the last
-		 * completion looked at it, and then nothing would end the hold
-		 * (review lead 7).
+		 * Unless the group is about to lose its last backlogged
+		 * queue: then a group_idle or wait-busy wait keeps the
+		 * group's place first.  Once per activation: after a request
+		 * ended one (wait_busy_done) the queue goes, as waiting again
+		 * could stretch its turn past the slice without bound.  Wait
+		 * for the group only if a wait is armed or a completion will
+		 * come to arm it: the slice may have ended after the last
+		 * completion looked at it, and then nothing would end the
+		 * hold (review lead 7).
 		 */
 		if ((efq_group_should_idle(ioq) ||
 		     efq_queue_should_wait_busy(ioq, used)) &&
@@ -1641,20 +1712,50 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 		d->reason = used ? EFQ_EXPIRE_SLICE_USED : EFQ_EXPIRE_IDLE_CLASS;
 		goto expire;
 	}
+	/* Slice left and requests queued: the queue keeps the disk. */
 	if (ioq->nr_queued)
 		return EFQ_KEEP;
+	/*
+	 * Empty, but the scheduler proposes a queue of the same group whose
+	 * next request is close to the head: rather than idle for this one,
+	 * put that one at the front of the group's tree
+	 * (efq_set_active_queue()), trading an idle wait and a seek for a
+	 * nearby request.  Being of the same group, it spends the group's
+	 * share and no other group's.
+	 */
 	d->coop = efq_cooperator(efqd, ioq);
 	if (d->coop) {
 		d->reason = EFQ_EXPIRE_COOPERATOR;
 		goto expire;
 	}
+	/*
+	 * Empty, but a wait for it runs (slice_idle, or any idle wait), or
+	 * it has requests in flight and the scheduler lets it idle: a sync
+	 * queue's next request usually follows a completion after a short
+	 * think time.  Switching now would cost the reader its slice and
+	 * the disk a seek to another queue and back.  The completion or the
+	 * timer decides.
+	 */
 	if (efq_queue_is_idling(efqd, ioq) ||
 	    (ioq->dispatched && efq_queue_idle_window(ioq)))
 		return EFQ_HOLD;
+	/*
+	 * Empty, and the last backlogged queue of a group that may idle:
+	 * the group_idle wait starts at the last completion, so wait for
+	 * it.  Expiring now would take the group off its tree before it
+	 * had the chance to send its next request.
+	 */
 	if (efq_group_should_idle(ioq) && ioq->dispatched)
 		return EFQ_HOLD;
+	/* Empty and nothing worth waiting for: EFQ_EXPIRE_EMPTY. */
 expire:
-	/* fairness: the old queue's requests complete before a switch */
+	/*
+	 * fairness: the old queue's requests complete before a switch, so
+	 * that the time they take is charged to it and not to the next
+	 * queue's slice.  Not for a scheduler that drains itself
+	 * (EFQ_FEAT_SELF_DRAIN: its may_expire refuses while requests are
+	 * in flight).
+	 */
 	if (efqd->fairness && ioq->dispatched &&
 	    !(efqd->ops->features & EFQ_FEAT_SELF_DRAIN))
 		return EFQ_HOLD;
@@ -1783,7 +1884,9 @@ static bool efq_readers_below(struct efq_queue *ioq, struct efq_entity *top)
  * queue in service?  Classes are compared between sibling entities; a sync
  * (or metadata) request in an ancestor group beats an async (non-metadata)
  * queue below it, unless readers wait in a group between the two;
- * otherwise only queues of the same group preempt each other.
+ * otherwise only queues of the same group preempt each other.  The
+ * exits follow the order of "Preemption" in
+ * Documentation/block/io-controller.rst.
  */
 static bool efq_should_preempt(struct efq_data *efqd,
 			       struct efq_queue *new_ioq, struct request *rq,
@@ -1792,10 +1895,26 @@ static bool efq_should_preempt(struct efq_data *efqd,
 	struct efq_queue *ioq = efqd->active_queue;
 	struct efq_entity *new_e, *act_e;
 
+	/*
+	 * A single-queue scheduler never preempts.  Its queue is a whole
+	 * group served in the scheduler's own order (deadline's batches,
+	 * AS's anticipation), which any other group's arrival would cut
+	 * short; the next selection orders the groups by class and
+	 * vdisktime anyway.
+	 */
 	if (efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE)
 		return false;
+	/* Nothing in service: the next selection takes the trees' order. */
 	if (!ioq)
 		return false;
+	/*
+	 * Classes are strict priorities at every level, so compare them as
+	 * the selection would: between the two siblings under the common
+	 * parent, not between the queues, whose own classes only rank them
+	 * within their groups.  An RT entity does not wait out a BE slice,
+	 * nor BE an IDLE one: the lower class has the disk only while the
+	 * higher one has nothing to do.
+	 */
 	new_e = &new_ioq->entity;
 	act_e = &ioq->entity;
 	efq_find_matching_entity(&new_e, &act_e);
@@ -1807,6 +1926,15 @@ static bool efq_should_preempt(struct efq_data *efqd,
 	    act_e->ioprio_class == IOPRIO_CLASS_IDLE)
 		return true;
 	/*
+	 * The new queue itself is the sibling of a group holding the queue
+	 * in service, i.e. it sits in an ancestor group.  Its process
+	 * blocks on a sync request, and further IO waits for metadata,
+	 * while nobody waits for an async write: a sync request beats an
+	 * async queue below, and metadata a queue without.  Not when sync
+	 * queues wait in the groups in between: the ancestor's reader
+	 * would then jump over them and could starve the child groups'
+	 * readers.
+	 *
 	 * A reader beats writers in a group below it, but only once the
 	 * writer's queue has sent something in this activation: the next
 	 * queue is chosen at a completion, before the reader whose request
@@ -1821,13 +1949,30 @@ static bool efq_should_preempt(struct efq_data *efqd,
 		if (new_ioq->meta_pending && !ioq->meta_pending)
 			return true;
 	}
+	/*
+	 * Otherwise groups take turns by vdisktime only: a preemption would
+	 * give the new group disk time out of turn, at the expense of the
+	 * group in service's share.  A sync queue refused here marks its
+	 * group for late preemption instead (efq_set_late_preemption()).
+	 */
 	if (new_ioq->group != ioq->group)
 		return false;
+	/*
+	 * Same group.  The group was idling (group_idle) for a request and
+	 * this is one: the request's queue takes the group's turn, which
+	 * the queue in service has nothing left to use.
+	 */
 	if (group_wait_req)
 		return true;
+	/*
+	 * Within one group the scheduler knows its queues best (cfq: an
+	 * expired slice, the idle class, sync over async, metadata, a
+	 * request close to where an idling queue left off).
+	 */
 	if (efqd->ops->should_preempt)
 		return efqd->ops->should_preempt(efqd, new_ioq->sched_queue,
 						 rq);
+	/* No rule applies: the new queue waits for its turn on its tree. */
 	return false;
 }
 
@@ -1898,16 +2043,35 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	if (!efq_queue_busy(ioq))
 		efq_add_busy(efqd, ioq);
 
+	/*
+	 * The group in service idles (group_idle) for a request of its own
+	 * and this is one: the wait is over.  The branches below serve the
+	 * request within the group's turn.
+	 */
 	if (efq_group_wait_request(iog)) {
 		efq_timer_cancel(efqd);
 		efq_clear_group_wait_request(iog);
 		group_wait_req = true;
 	}
 	if (efq_group_wait_busy(iog)) {
+		/*
+		 * The group in service waited to get busy again after its
+		 * queue's turn ended, and now is: the next selection expires
+		 * the queue with the group still backlogged, keeping its
+		 * place, which is all the wait was for.  Neither
+		 * must_dispatch nor a preemption, since the turn is over
+		 * anyway; wait_busy_done allows no second wait.
+		 */
 		efq_timer_cancel(efqd);
 		efq_clear_group_wait_busy(iog);
 		efq_mark_group_wait_busy_done(iog);
 	} else if (ioq == efqd->active_queue) {
+		/*
+		 * More work for the queue in service, which cannot preempt
+		 * itself.  If it or its group idled, the idle time charged to
+		 * the queue was spent on this request: end the wait, and do
+		 * not let a slice that ended meanwhile waste it.
+		 */
 		if (group_wait_req || efq_queue_wait_request(ioq)) {
 			/* what we idled for: dispatch it even past the slice */
 			efq_clear_queue_wait_request(ioq);
@@ -1915,8 +2079,14 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 			efq_mark_queue_must_dispatch(ioq);
 		}
 	} else if (efq_should_preempt(efqd, ioq, rq, group_wait_req)) {
+		/* another queue may take the disk at once: the rules there */
 		efq_preempt_queue(efqd, ioq);
 	} else {
+		/*
+		 * It waits for its turn; a sync queue refused across groups
+		 * has its group's async queue cut short later (late
+		 * preemption).
+		 */
 		efq_set_late_preemption(efqd, ioq);
 	}
 	/* blk-mq runs the hardware queue after the insert: it asks again */
@@ -2281,6 +2451,11 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 	bool have_now = false, used;
 	u64 now = 0;
 
+	/*
+	 * The slice starts at the first completion of the activation, not
+	 * at activation: on a deep device queue the time before it belongs
+	 * partly to the previous queue's requests still in the driver.
+	 */
 	if (efq_queue_slice_new(ioq)) {
 		now = ktime_get_ns();
 		have_now = true;
@@ -2290,6 +2465,11 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		efq_log_queue(ioq, "set_slice=%llu",
 			      (unsigned long long)(ioq->slice_end - now));
 	}
+	/*
+	 * A single-queue scheduler alone on the device runs untimed (see
+	 * efq_decide()): no slice to check, no idling.  Should a group
+	 * appear, the run so far is charged as one slice at most.
+	 */
 	if (efq_single_queue_untimed(efqd)) {
 		efq_mark_queue_charge_one_slice(ioq);
 		return;
@@ -2297,6 +2477,20 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 	if (!have_now)
 		now = ktime_get_ns();
 	used = efq_queue_slice_used_at(ioq, now);
+	/*
+	 * The turn is over (slice used, or the idle class's round), in this
+	 * order of preference:
+	 * - the group's last backlogged queue is empty: wait group_idle,
+	 *   as a wait-busy, for the group to get busy again, since the
+	 *   expiry would take the group off its tree and lose its place;
+	 * - the same with group_idle = 0, for a queue with an idle window
+	 *   that used its slice: the short fixed wait-busy grace;
+	 * - fairness: let the queue's requests in the driver complete
+	 *   first, so that their time is charged to it; the completion of
+	 *   the last one comes back here to decide again;
+	 * - else expire it now, unless the scheduler vetoes (which marks
+	 *   must_expire, for efq_decide() to ask again).
+	 */
 	if (used || efq_queue_class_idle(ioq)) {
 		if (efq_group_should_idle(ioq))
 			efq_arm_group_timer(efqd, iog, true);
@@ -2309,13 +2503,35 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 					   now);
 		return;
 	}
+	/*
+	 * Slice left, and the queue has gone empty: its scheduler may idle
+	 * for its next request (slice_idle), as a sync reader's usually
+	 * follows this completion after a short think time, and serving
+	 * another queue meanwhile would cost seeks and the reader its
+	 * slice.  Not when a cooperator is at hand (efq_decide() switches
+	 * to it instead), nor after an async request or a sync write
+	 * without REQ_IDLE: no follow-up is coming soon.
+	 */
 	if (!ioq->nr_queued && !efq_cooperator(efqd, ioq) &&
 	    efq_rq_may_idle(rq) && efqd->ops->arm_slice_timer)
 		efqd->ops->arm_slice_timer(efqd, ioq->sched_queue);
+	/*
+	 * Else, once the last request of the group's last backlogged queue
+	 * has completed, the group waits group_idle for a request before
+	 * another group gets the disk: a group that empties loses its
+	 * place, and with it its share.  A queue's own wait, if any, covers
+	 * the group too (there is one timer per device).
+	 */
 	if (efq_group_should_idle(ioq) && !ioq->dispatched &&
 	    !efq_queue_is_idling(efqd, ioq))
 		efq_arm_group_timer(efqd, iog, false);
-	/* nothing left anywhere and nothing to wait for: do not charge idling */
+	/*
+	 * nothing left anywhere and nothing to wait for: do not charge idling.
+	 * The only busy queue is fully idle.  Kept in service, its groups
+	 * (and with fairness the queue too) would be charged the time the
+	 * disk sits unused until another queue's request ends its turn.
+	 * (With other queues busy, the next selection expires it anyway.)
+	 */
 	if (efqd->busy_queues == 1 && !ioq->dispatched && !ioq->nr_queued &&
 	    !efq_queue_is_idling(efqd, ioq) &&
 	    efq_may_expire(efqd, ioq, false, false))
