@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim "hdd": zoned geometry, seek curve, rotation, read-ahead, NCQ
-// reordering with an aging bound, and a write-back cache.
+// reordering with an aging bound, a segmented read cache with sequential
+// prefetch, and a write-back cache that coalesces sequential streams.
 //
 // Two servers work in parallel: the media (actuator and head: positioning,
 // reading, writing, destaging) and the host interface (commands that need
@@ -76,6 +77,12 @@ const std::vector<Param<HddParams>> &hdd_param_table()
 		 &P::cache_kib},
 		{"readahead_kib", "KiB", "read-ahead window past the last sector read (0: none)", 0,
 		 1 << 20, &P::readahead_kib},
+		{"read_segments", "", "read cache segments, each one stream's read-ahead (LRU)", 1,
+		 64, &P::read_segments},
+		{"seq_prefetch_kib", "KiB",
+		 "read-ahead a sequential read miss gets before the next command (at most "
+		 "readahead_kib; 0: none)",
+		 0, 1 << 20, &P::seq_prefetch_kib},
 		{"destage_max_kib", "KiB", "largest single destage (write-back) operation", 4,
 		 1 << 20, &P::destage_max_kib},
 		{"destage_idle_ms", "ms", "media idle time before the cache destages", 0, 1e5,
@@ -310,8 +317,11 @@ Hdd::Hdd(const HddParams &p)
       destage_idle_ns_(ns_of_ms(p.destage_idle_ms)),
       iface_ns_per_sector_(kSector * 1e9 / (p.interface_mbps * kMB)),
       cache_sectors_(uint64_t(p.cache_kib) * 2), window_sectors_(uint64_t(p.readahead_kib) * 2),
-      destage_max_sectors_(uint64_t(p.destage_max_kib) * 2), rev_ns_int_(round_ns(geo_.rev_ns()))
+      destage_max_sectors_(uint64_t(p.destage_max_kib) * 2),
+      prefetch_sectors_(std::min(uint64_t(p.seq_prefetch_kib), uint64_t(p.readahead_kib)) * 2),
+      rev_ns_int_(round_ns(geo_.rev_ns()))
 {
+	segs_.resize(p.read_segments);
 	std::string why;
 	SeekCurve::fit(p.seek_track_ms, p.seek_avg_ms, p.seek_full_ms, geo_.cylinders(), &seek_,
 		       &why);
@@ -393,6 +403,8 @@ void Hdd::run(int64_t until)
 
 void Hdd::dispatch(int64_t t)
 {
+	if (prefetching_)
+		serve_prefetched(t);
 	if (!iface_busy_)
 		start_interface(t);
 	if (media_ == Media::Idle)
@@ -453,22 +465,40 @@ uint64_t Hdd::head_lba(int64_t t) const
 
 bool Hdd::streaming(int64_t t) const
 {
-	return buf_live_ && reach(traj_limit_) > t;
+	return live_ >= 0 && reach(traj_limit_) > t;
 }
 
-bool Hdd::hit(const Request &rq, int64_t t) const
+// The segment holding all of @rq's data at @t, or -1.
+int Hdd::find_hit(const Request &rq, int64_t t) const
 {
 	uint64_t b = rq.sector + rq.sectors;
-	if (!buf_valid_ || rq.sector < buf_lo_)
-		return false;
-	if (buf_live_)
-		return b <= traj_limit_ && reach(b) <= t;
-	return b <= buf_hi_;
+	for (int i = 0; i < int(segs_.size()); i++) {
+		const Segment &s = segs_[i];
+		if (!s.valid || rq.sector < s.lo)
+			continue;
+		if (i == live_ ? b <= traj_limit_ && reach(b) <= t : b <= s.hi)
+			return i;
+	}
+	return -1;
 }
 
 bool Hdd::continues(const Request &rq, int64_t t) const
 {
-	return !rq.write && streaming(t) && rq.sector >= buf_lo_ && rq.sector <= traj_limit_;
+	return !rq.write && streaming(t) && rq.sector >= segs_[live_].lo &&
+	       rq.sector <= traj_limit_;
+}
+
+// The segment a new stream gets: an empty one, else the least recently used.
+int Hdd::victim() const
+{
+	int v = 0;
+	for (int i = 0; i < int(segs_.size()); i++) {
+		if (!segs_[i].valid)
+			return i;
+		if (segs_[i].used < segs_[v].used)
+			v = i;
+	}
+	return v;
 }
 
 // The rotational wait from @t until angle @angle comes under the head.
@@ -508,26 +538,58 @@ int64_t Hdd::cost(const Request &rq, int64_t t, uint64_t from) const
 
 void Hdd::stop_buffer(int64_t t)
 {
-	if (buf_live_) {
-		buf_hi_ = head_lba(t);
-		buf_live_ = false;
+	if (live_ >= 0) {
+		segs_[live_].hi = head_lba(t);
+		live_ = -1;
 	}
 }
 
 void Hdd::invalidate(uint64_t a, uint64_t b)
 {
-	uint64_t hi = buf_live_ ? traj_limit_ : buf_hi_;
-	if (buf_valid_ && a < hi && b > buf_lo_)
-		buf_valid_ = buf_live_ = false;
+	for (int i = 0; i < int(segs_.size()); i++) {
+		Segment &s = segs_[i];
+		uint64_t hi = i == live_ ? traj_limit_ : s.hi;
+		if (s.valid && a < hi && b > s.lo) {
+			s.valid = false;
+			if (i == live_)
+				live_ = -1;
+		}
+	}
 }
 
-void Hdd::consume(uint64_t b, int64_t t)
+// A read of segment @seg up to @b: the segment keeps the window behind it,
+// and its read-ahead (if live) goes on a window beyond it.
+void Hdd::consume(int seg, uint64_t b, int64_t t)
 {
+	Segment &s = segs_[seg];
 	if (b > window_sectors_)
-		buf_lo_ = std::max(buf_lo_, b - window_sectors_);
-	if (streaming(t))
+		s.lo = std::max(s.lo, b - window_sectors_);
+	s.used = ++use_clock_;
+	if (seg == live_ && streaming(t))
 		traj_limit_ =
 			std::max(traj_limit_, std::min(p_.capacity_sectors, b + window_sectors_));
+}
+
+// While the media does a sequential miss's prefetch, reads inside it
+// complete as the head passes their end (or after the link transfer),
+// without waiting for the media or taking the interface.
+void Hdd::serve_prefetched(int64_t t)
+{
+	if (live_ < 0 || media_ != Media::Host)
+		return;
+	for (size_t i = 0; i < queue_.size();) {
+		const Request &rq = queue_[i].rq;
+		uint64_t b = rq.sector + rq.sectors;
+		if (rq.write || rq.flush || rq.discard || rq.sector < segs_[live_].lo ||
+		    b > prefetch_end_) {
+			i++;
+			continue;
+		}
+		consume(live_, b, t);
+		int64_t end = std::max(reach(b), t + overhead_ns_ + iface_ns(rq.sectors));
+		done_.push({rq.id, std::max(end, t + 1)});
+		queue_.erase(queue_.begin() + i);
+	}
 }
 
 void Hdd::start_interface(int64_t t)
@@ -549,20 +611,29 @@ void Hdd::start_interface(int64_t t)
 			write_seen = true;
 			if (dirty_sectors_ + rq.sectors > cache_sectors_)
 				continue;
-			auto last = dirty_.empty() ? dirty_.end() : std::prev(dirty_.end());
-			if (last != dirty_.end() && last->first > merge_floor_ &&
-			    last->second.tag == rq.tag &&
-			    last->second.lba + last->second.sectors == rq.sector)
-				last->second.sectors += rq.sectors;
-			else
-				dirty_[next_key_++] = {rq.sector, rq.sectors, rq.tag};
+			// Coalescing: a write continuing any dirty extent of its
+			// tag (cached after the last flush) extends it.
+			uint64_t b = rq.sector + rq.sectors;
+			auto end = ends_.find(rq.sector);
+			auto ext = end == ends_.end() ? dirty_.end() : dirty_.find(end->second);
+			if (ext != dirty_.end() && ext->first > merge_floor_ &&
+			    ext->second.tag == rq.tag &&
+			    ext->second.lba + ext->second.sectors == rq.sector) {
+				ext->second.sectors += rq.sectors;
+				ends_.erase(end);
+				ends_[b] = ext->first;
+			} else {
+				dirty_[next_key_] = {rq.sector, rq.sectors, rq.tag};
+				ends_[b] = next_key_++;
+			}
 			dirty_sectors_ += rq.sectors;
 			invalidate(rq.sector, rq.sector + rq.sectors);
 			dur = overhead_ns_ + iface_ns(rq.sectors);
 		} else {
-			if (!hit(rq, t))
+			int seg = find_hit(rq, t);
+			if (seg < 0)
 				continue;
-			consume(rq.sector + rq.sectors, t);
+			consume(seg, rq.sector + rq.sectors, t);
 			dur = overhead_ns_ + iface_ns(rq.sectors);
 		}
 		dur = std::max<int64_t>(dur, 1);
@@ -670,31 +741,48 @@ void Hdd::serve_media(size_t i, int64_t t)
 	uint64_t a = rq.sector, b = a + rq.sectors;
 	int64_t link = t + overhead_ns_ + iface_ns(rq.sectors);
 	int64_t end;
+	int64_t media_end;
 	if (continues(rq, t)) {
 		// The read-ahead is reading this: wait for it to pass the end.
-		consume(b, t);
-		end = std::max(reach(b), link);
+		consume(live_, b, t);
+		end = media_end = std::max(reach(b), link);
 	} else {
-		int64_t media_end = t +
-				    positioning(head_cylinder(t), a, rq.write, t, overhead_ns_) +
-				    geo_.xfer_ns(a, b);
+		int64_t data_end = t + positioning(head_cylinder(t), a, rq.write, t, overhead_ns_) +
+				   geo_.xfer_ns(a, b);
 		stop_buffer(t);
 		traj_lba_ = b;
-		traj_t_ = media_end;
+		traj_t_ = data_end;
+		end = media_end = std::max(data_end, link);
 		if (rq.write) {
 			invalidate(a, b);
 			traj_limit_ = b;
 		} else {
-			// Read ahead from here on.
+			// A read starting in a segment continues that segment's
+			// stream; any other read takes a new segment.
+			int seg = -1;
+			for (int i = 0; i < int(segs_.size()) && seg < 0; i++)
+				if (segs_[i].valid && segs_[i].lo <= a && a <= segs_[i].hi &&
+				    segs_[i].lo < segs_[i].hi)
+					seg = i;
+			bool sequential = seg >= 0;
+			if (seg < 0)
+				seg = victim();
+			segs_[seg] = {true, a, b, ++use_clock_};
+			live_ = seg;
+			// Read ahead from here on; a sequential stream gets its
+			// prefetch before the media takes another command.
 			traj_limit_ = std::min(p_.capacity_sectors, b + window_sectors_);
-			buf_valid_ = buf_live_ = true;
-			buf_lo_ = a;
+			if (sequential && prefetch_sectors_) {
+				prefetch_end_ =
+					std::min(p_.capacity_sectors, b + prefetch_sectors_);
+				prefetching_ = prefetch_end_ > b;
+				media_end = std::max(end, reach(prefetch_end_));
+			}
 		}
-		end = std::max(media_end, link);
 	}
 	end = std::max(end, t + 1);
 	done_.push({rq.id, end});
-	begin_media(Media::Host, rq.tag, t, end);
+	begin_media(Media::Host, rq.tag, t, std::max(media_end, end));
 }
 
 void Hdd::destage(uint64_t key, int64_t t)
@@ -722,12 +810,17 @@ void Hdd::finish_media()
 		it->second.lba += destage_sectors_;
 		it->second.sectors -= destage_sectors_;
 		dirty_sectors_ -= destage_sectors_;
-		if (!it->second.sectors)
+		if (!it->second.sectors) {
+			auto end = ends_.find(it->second.lba);
+			if (end != ends_.end() && end->second == it->first)
+				ends_.erase(end);
 			dirty_.erase(it);
+		}
 	} else {
 		media_idle_since_ = media_end_;
 	}
 	media_ = Media::Idle;
+	prefetching_ = false;
 }
 
 } // namespace efqsim::dev

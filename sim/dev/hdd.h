@@ -30,10 +30,12 @@ struct HddParams {
 	double interface_mbps = 300;  // SATA 3 Gb/s
 	double ncq_max_wait_ms = 500; // aging bound of the NCQ reordering
 	bool write_cache = true;
-	uint32_t cache_kib = 16384;	 // write-back capacity of the cache
-	uint32_t readahead_kib = 1024;	 // read-ahead window (and read segment)
-	uint32_t destage_max_kib = 1024; // largest single destage write
-	double destage_idle_ms = 1;	 // media idle time before destaging starts
+	uint32_t cache_kib = 16384;	  // write-back capacity of the cache
+	uint32_t readahead_kib = 1024;	  // read-ahead window (and read segment)
+	uint32_t read_segments = 16;	  // read cache segments, one stream each
+	uint32_t seq_prefetch_kib = 1024; // read-ahead a sequential miss always gets
+	uint32_t destage_max_kib = 1024;  // largest single destage write
+	double destage_idle_ms = 1;	  // media idle time before destaging starts
 };
 
 const std::vector<Param<HddParams>> &hdd_param_table();
@@ -123,6 +125,7 @@ public:
 	const HddGeometry &geometry() const { return geo_; }
 	const SeekCurve &seek_curve() const { return seek_; }
 	uint64_t dirty_sectors() const { return dirty_sectors_; }
+	size_t dirty_extents() const { return dirty_.size(); }
 
 private:
 	struct Cmd {
@@ -157,7 +160,10 @@ private:
 
 	bool cached(const Request &rq) const;
 	bool flush_done(const Cmd &c) const;
-	bool hit(const Request &rq, int64_t t) const;
+	bool hit(const Request &rq, int64_t t) const { return find_hit(rq, t) >= 0; }
+	int find_hit(const Request &rq, int64_t t) const;
+	void serve_prefetched(int64_t t);
+	int victim() const;
 	bool streaming(int64_t t) const;
 	bool continues(const Request &rq, int64_t t) const;
 	int64_t reach(uint64_t lba) const;
@@ -169,7 +175,7 @@ private:
 	int64_t cost(const Request &rq, int64_t t, uint64_t from) const;
 	void stop_buffer(int64_t t);
 	void invalidate(uint64_t a, uint64_t b);
-	void consume(uint64_t b, int64_t t);
+	void consume(int seg, uint64_t b, int64_t t);
 	int64_t iface_ns(uint64_t sectors) const;
 
 	HddParams p_;
@@ -177,7 +183,7 @@ private:
 	SeekCurve seek_;
 	int64_t overhead_ns_, settle_ns_, max_wait_ns_, destage_idle_ns_;
 	double iface_ns_per_sector_;
-	uint64_t cache_sectors_, window_sectors_, destage_max_sectors_;
+	uint64_t cache_sectors_, window_sectors_, destage_max_sectors_, prefetch_sectors_;
 	int64_t rev_ns_int_ = 0; // one revolution, rounded
 
 	int64_t now_ = 0;
@@ -199,10 +205,21 @@ private:
 	// track (reading ahead, for a read) until @traj_limit_.
 	uint64_t traj_lba_ = 0, traj_limit_ = 0;
 	int64_t traj_t_ = 0;
-	// The read buffer: [buf_lo_, buf_hi_), or while @buf_live_ [buf_lo_,
-	// head position) as the read-ahead goes on.
-	bool buf_valid_ = false, buf_live_ = false;
-	uint64_t buf_lo_ = 0, buf_hi_ = 0;
+	// The read cache: segments of [lo, hi), each one stream's data; the
+	// live one (@live_, -1 if none) is [lo, head position) as the
+	// read-ahead goes on.  LRU by @used.
+	struct Segment {
+		bool valid = false;
+		uint64_t lo = 0, hi = 0;
+		uint64_t used = 0;
+	};
+	std::vector<Segment> segs_;
+	int live_ = -1;
+	uint64_t use_clock_ = 0;
+	// The media operation is a sequential miss's prefetch: reads of the
+	// live segment up to @prefetch_end_ complete as the head passes them.
+	bool prefetching_ = false;
+	uint64_t prefetch_end_ = 0;
 
 	// The host interface: one cache-only command (a write into the cache,
 	// a read from the buffer, a flush, a discard) at a time.
@@ -212,6 +229,7 @@ private:
 
 	// Write cache: dirty extents by key (the order they were cached).
 	std::map<uint64_t, Extent> dirty_;
+	std::map<uint64_t, uint64_t> ends_; // extent end LBA -> key (for coalescing)
 	uint64_t dirty_sectors_ = 0;
 	uint64_t next_key_ = 1;
 	uint64_t merge_floor_ = 0; // no merging into keys <= this (a flush waits)

@@ -387,5 +387,254 @@ TEST(HddWriteCache, ReadsGetTheirShareWhenTheCacheIsFull)
 	EXPECT_LT(share, 0.7);
 }
 
+// --- several sequential streams ------------------------------------------------
+
+constexpr uint64_t kGB = 1000ull * 1000 * 1000 / 512; // sectors
+
+struct StreamsResult {
+	int64_t elapsed = 0;
+	std::vector<uint64_t> bytes; // per stream
+	double mbps() const
+	{
+		uint64_t sum = 0;
+		for (uint64_t b : bytes)
+			sum += b;
+		return sum / (elapsed * 1e-9) / 1e6;
+	}
+};
+
+// @n sequential streams of @sectors-sized requests, one request in flight
+// each (fio's psync jobs under noop), stream i from i * 100 GB with tag i,
+// for @ns of simulated time.
+StreamsResult streams(Device &d, int n, uint32_t sectors, bool write, int64_t ns)
+{
+	StreamsResult r;
+	r.bytes.assign(n, 0);
+	std::vector<uint64_t> next(n);
+	std::vector<int> owner;
+	uint64_t id = 0;
+	auto submit = [&](int s, int64_t t) {
+		Request rq;
+		rq.id = ++id;
+		rq.sector = next[s];
+		rq.sectors = sectors;
+		rq.write = write;
+		rq.tag = s;
+		next[s] += sectors;
+		owner.push_back(s);
+		d.submit(rq, t);
+	};
+	for (int s = 0; s < n; s++) {
+		next[s] = s * 100 * kGB;
+		submit(s, 0);
+	}
+	std::vector<Completion> out;
+	int64_t t = 0;
+	while (t < ns) {
+		t = d.next_event();
+		out.clear();
+		d.advance(t, out);
+		for (const Completion &c : out) {
+			int s = owner[c.id - 1];
+			r.bytes[s] += uint64_t(sectors) * 512;
+			submit(s, c.time);
+		}
+	}
+	r.elapsed = t;
+	return r;
+}
+
+// The mean of the zone rates where @n streams of streams() start: what
+// their aggregate is compared with.
+double mean_zone_rate(const Hdd &d, int n)
+{
+	double sum = 0;
+	for (int s = 0; s < n; s++)
+		sum += d.geometry().rate_mbps(s * 100 * kGB);
+	return sum / n;
+}
+
+// Reads 128 KiB of each stream at @at after an idle pause, so that each
+// stream's read-ahead fills its segment.
+void prime(Hdd &d, const std::vector<uint64_t> &at, int64_t *t)
+{
+	for (uint64_t a : at) {
+		Request rq;
+		rq.sector = a;
+		rq.sectors = 256;
+		*t += lone(d, rq, *t) + 20000000; // 20 ms: the read-ahead fills 1 MiB
+	}
+}
+
+// The latency of a read served from a segment: command overhead plus
+// 128 KiB over the 300 MB/s link.
+constexpr double kHit128k = 15000 + 131072 / 300e6 * 1e9;
+
+TEST(HddReadCache, EachStreamHitsItsOwnSegment)
+{
+	for (uint32_t segments : {16u, 1u}) {
+		SCOPED_TRACE(segments);
+		HddParams p;
+		p.read_segments = segments;
+		Hdd d(p);
+		std::vector<uint64_t> at = {0, 100 * kGB, 200 * kGB, 300 * kGB};
+		int64_t t = 0;
+		prime(d, at, &t);
+		// Then the streams take turns, 128 KiB each, 4 rounds: with a
+		// segment per stream every read is a hit; with one segment only
+		// the stream read last is.
+		std::vector<int> hits(at.size());
+		for (int round = 1; round <= 4; round++) {
+			for (size_t s = 0; s < at.size(); s++) {
+				Request rq;
+				rq.sector = at[s] + round * 256;
+				rq.sectors = 256;
+				int64_t lat = lone(d, rq, t);
+				t += lat;
+				if (std::abs(lat - kHit128k) <= 2)
+					hits[s]++;
+				else
+					EXPECT_GT(lat, 1000000); // a miss: seek and rotation
+			}
+		}
+		for (size_t s = 0; s < at.size(); s++)
+			EXPECT_EQ(hits[s], segments > 1 ? 4 : 0) << "stream " << s;
+	}
+}
+
+TEST(HddReadCache, LeastRecentlyUsedSegmentIsEvicted)
+{
+	HddParams p;
+	p.read_segments = 4;
+	Hdd d(p);
+	int64_t t = 0;
+	std::vector<uint64_t> at = {0, 100 * kGB, 200 * kGB, 300 * kGB};
+	prime(d, at, &t);
+	auto read = [&](uint64_t sector) {
+		Request rq;
+		rq.sector = sector;
+		rq.sectors = 256;
+		int64_t lat = lone(d, rq, t);
+		t += lat;
+		return lat;
+	};
+	// Stream 0 is read again (a hit, now the most recently used); a fifth
+	// stream then takes the least recently used segment: stream 1's.
+	EXPECT_NEAR(read(256), kHit128k, 2);
+	prime(d, {400 * kGB}, &t);
+	EXPECT_NEAR(read(400 * kGB + 256), kHit128k, 2);
+	EXPECT_NEAR(read(512), kHit128k, 2);
+	EXPECT_NEAR(read(300 * kGB + 256), kHit128k, 2);
+	EXPECT_NEAR(read(200 * kGB + 256), kHit128k, 2);
+	EXPECT_GT(read(100 * kGB + 256), 1000000); // evicted
+}
+
+TEST(HddReadCache, OneStreamStillStreamsAtTheZoneRate)
+{
+	for (uint32_t sectors : {256u, 2048u}) {
+		auto d = default_hdd();
+		auto r = streams(*d, 1, sectors, false, 5000000000LL);
+		EXPECT_GT(r.mbps(), 0.99 * d->geometry().rate_mbps(0));
+		EXPECT_LT(r.mbps(), 1.01 * d->geometry().rate_mbps(0));
+	}
+}
+
+// The documented range (devices.rst, "Several streams"): 2 and 4 interleaved
+// sequential readers at depth 1 each, 128 KiB or 1 MiB requests, get 45-85 %
+// of the mean single-stream rate of their zones together; every stream
+// progresses.
+TEST(HddReadCache, SeveralReadersKeepMostOfTheSingleStreamRate)
+{
+	for (int n : {2, 4}) {
+		for (uint32_t sectors : {256u, 2048u}) {
+			SCOPED_TRACE(std::to_string(n) + " readers, " +
+				     std::to_string(sectors / 2) + " KiB");
+			auto d = default_hdd();
+			auto r = streams(*d, n, sectors, false, 10000000000LL);
+			double share = r.mbps() / mean_zone_rate(*d, n);
+			EXPECT_GT(share, 0.45);
+			EXPECT_LT(share, 0.85);
+			for (uint64_t b : r.bytes)
+				EXPECT_GT(b / 10.0 / 1e6, 0.05 * r.mbps()); // > 5 % each
+		}
+	}
+	// Without the segments and the sequential prefetch (the model before
+	// them): every switch between streams loses the read-ahead.
+	HddParams p;
+	p.read_segments = 1;
+	p.seq_prefetch_kib = 0;
+	Hdd one(p);
+	auto r = streams(one, 4, 256, false, 10000000000LL);
+	EXPECT_LT(r.mbps() / mean_zone_rate(one, 4), 0.2);
+}
+
+TEST(HddWriteCache, InterleavedSequentialWritesCoalescePerStream)
+{
+	auto d = default_hdd();
+	// 4 streams take turns, 4 writes of 256 KiB each, all into the cache.
+	uint64_t id = 0;
+	for (int i = 0; i < 4; i++) {
+		for (int s = 0; s < 4; s++) {
+			Request rq;
+			rq.id = ++id;
+			rq.sector = s * 100 * kGB + i * 512;
+			rq.sectors = 512;
+			rq.write = true;
+			rq.tag = s;
+			d->submit(rq, 0);
+		}
+	}
+	std::vector<Completion> out;
+	while (out.size() < 16)
+		d->advance(d->next_event(), out);
+	EXPECT_EQ(d->dirty_extents(), 4u); // one extent per stream
+	int64_t last = 0;
+	for (int64_t t; (t = d->next_event()) != kNever; last = t)
+		d->advance(t, out);
+	EXPECT_EQ(d->dirty_sectors(), 0u);
+	// Four destages of 1 MiB after 1 ms of idle media: each at most a
+	// full-stroke seek, the write settle and a revolution, plus the
+	// transfer (at least 84 MB/s in these zones).
+	EXPECT_LT(last, 1e6 + 4 * (18 + 0.5 + 8.4) * 1e6 + 4 * 1048576 / 84e6 * 1e9);
+
+	// Contiguous writes of two tags stay two extents (each tag pays for
+	// its own destage).
+	auto e = default_hdd();
+	Request w;
+	w.id = 1;
+	w.sectors = 8;
+	w.write = true;
+	w.tag = 1;
+	e->submit(w, 0);
+	w.id = 2;
+	w.sector = 8;
+	w.tag = 2;
+	e->submit(w, 0);
+	out.clear();
+	while (out.size() < 2)
+		e->advance(e->next_event(), out);
+	EXPECT_EQ(e->dirty_extents(), 2u);
+}
+
+// The documented range: 2 and 4 interleaved sequential writers at depth 1
+// each keep 80-100 % of the mean single-stream rate of their zones: the
+// cache coalesces each stream and destages it in long sequential runs.
+TEST(HddWriteCache, SeveralWritersKeepMostOfTheSingleStreamRate)
+{
+	for (int n : {2, 4}) {
+		for (uint32_t sectors : {256u, 2048u}) {
+			SCOPED_TRACE(std::to_string(n) + " writers, " +
+				     std::to_string(sectors / 2) + " KiB");
+			auto d = default_hdd();
+			auto r = streams(*d, n, sectors, true, 10000000000LL);
+			double share = r.mbps() / mean_zone_rate(*d, n);
+			EXPECT_GT(share, 0.8);
+			EXPECT_LT(share,
+				  1.03); // the zone rates, plus the first 16 MiB at link speed
+			EXPECT_LE(d->dirty_extents(), size_t(2 * n));
+		}
+	}
+}
+
 } // namespace
 } // namespace efqsim::dev

@@ -62,6 +62,15 @@ TEST(Stress, HddUnderUnusualParametersCompletesEverything)
 	add("write_cache=0", [](HddParams &p) { p.write_cache = false; });
 	add("readahead_kib=0", [](HddParams &p) { p.readahead_kib = 0; });
 	add("cache_kib=64", [](HddParams &p) { p.cache_kib = 64; });
+	add("read_segments=1, seq_prefetch_kib=0", [](HddParams &p) {
+		p.read_segments = 1;
+		p.seq_prefetch_kib = 0;
+	});
+	add("read_segments=64, seq_prefetch_kib above readahead_kib", [](HddParams &p) {
+		p.read_segments = 64;
+		p.readahead_kib = 64;
+		p.seq_prefetch_kib = 4096;
+	});
 	add("destage_idle_ms=0", [](HddParams &p) { p.destage_idle_ms = 0; });
 	add("destage_max_kib=4", [](HddParams &p) { p.destage_max_kib = 4; });
 	add("queue_depth=1", [](HddParams &p) { p.queue_depth = 1; });

@@ -186,7 +186,7 @@ TEST(NcqAccountingGroups, FairnessOneDrainsAndSplitsTheDiskEvenly)
 // (b) fairness=0, signature of the documented weakness (derived from fairness=1's
 // rationale, not measured in 2009): the writer's requests overlap the reader's turns and are
 // under-charged, so the sync group's share of the device's busy time falls
-// below 0.45 (measured 0.29) and the reader loses bandwidth against the
+// below 0.45 (measured 0.30) and the reader loses bandwidth against the
 // fairness=1 run (measured 0.50x).
 TEST(NcqAccountingGroups, FairnessZeroUnderChargesTheWriter)
 {
