@@ -34,7 +34,7 @@ BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
 .PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
-.PHONY: fuzz-build fuzz fuzz-short soak
+.PHONY: fuzz-build fuzz fuzz-short soak fio-examples
 
 all: build
 
@@ -77,6 +77,8 @@ help:
 	@echo "make soak          SEEDS (default 5000) random scenarios of the real schedulers from SOAK_FIRST"
 	@echo "                   (default 1), every checker on; make unit runs seeds 1-512"
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
+	@echo "make fio-examples  build, then run Debian's fio-examples job files through efqsim (fetched"
+	@echo "                   with apt-get download into build/); prints how many run and why the rest fail"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
 	@echo "make clean         remove build products (keeps build/kernel-src)"
@@ -154,6 +156,11 @@ soak: build
 	if [ $$rc = 0 ]; then \
 		echo "soak: $(SEEDS) seeds from $(SOAK_FIRST) passed in $$((SECONDS - start)) s"; \
 	fi; exit $$rc
+
+# Debian's fio-examples through efqsim (not part of make test): the count is
+# in Documentation/sim/workloads.rst.
+fio-examples: build
+	@scripts/fio-examples $(TEST_DIR)/efqsim
 
 # --- kernel: style, sparse and the module build ----------------------------
 check: setup

@@ -21,8 +21,53 @@
 
 namespace efqsim::workload {
 
-enum class RwMode { Read, Write, RandRead, RandWrite, ReadWrite, RandRW };
-enum class IoEngine { Sync, Psync, Libaio, IoUring, Posixaio };
+enum class RwMode {
+	Read,
+	Write,
+	RandRead,
+	RandWrite,
+	ReadWrite,
+	RandRW,
+	Trim,	      // discards, sequential
+	RandTrim,     // discards, random
+	TrimWrite,    // each block discarded, then written
+	RandTrimWrite // the same at random offsets
+};
+// fio's engines with a block-device meaning, as submitters: the sync family
+// (one IO at a time) and the asynchronous ones (iodepth in flight).
+enum class IoEngine {
+	Sync,
+	Psync,
+	Libaio,
+	IoUring,
+	Posixaio,
+	Vsync,
+	Pvsync,
+	Pvsync2,
+	Mmap,
+	Splice
+};
+// random_distribution=
+enum class RandDist { Random, Zipf, Pareto, Normal, Zoned, ZonedAbs };
+// file_service_type=
+enum class FileService { RoundRobin, Sequential, Random };
+
+// One file of a job, laid out on the device.
+struct JobFile {
+	std::string name;   // as named: "/dev/sdb", "dir/x.0.0"
+	uint64_t start = 0; // the file's extent on the device, bytes
+	uint64_t bytes = 0;
+	uint64_t region_start = 0; // where the job does IO in it (device bytes)
+	uint64_t region_bytes = 0;
+};
+
+// A block size choice: bssplit entries (size, percent), or a range.
+struct BlockSizes {
+	uint32_t min = 4096, max = 4096;		      // bs= sets both; bsrange= a range
+	std::vector<std::pair<uint32_t, unsigned int>> split; // bssplit=, percent
+	uint32_t align = 0;				      // blockalign=; 0 = min
+	bool fixed() const { return split.empty() && min == max; }
+};
 
 const char *rw_mode_name(RwMode m);	// fio's spelling: "read", "randrw", ...
 const char *io_engine_name(IoEngine e); // "sync", "libaio", ...
@@ -45,10 +90,26 @@ struct JobSpec {
 	// --- IO pattern ---------------------------------------------------------
 	RwMode rw = RwMode::Read;
 	unsigned int rwmixread = 50; // percent of IOs that read, mixed modes
-	uint32_t bs_read = 4096;     // block sizes, bytes (multiples of 512)
-	uint32_t bs_write = 4096;
-	bool norandommap = false; // random offsets with replacement
-	uint64_t seed = 0;	  // the job's own PRNG seed (--seed, randseed)
+	uint32_t bs_read = 4096;     // block sizes, bytes (multiples of 512): the
+	uint32_t bs_write = 4096;    // smallest of bsd[] (bs=, bsrange=, bssplit=)
+	BlockSizes bsd[3];	     // per direction: read, write, trim
+	bool norandommap = false;    // random offsets with replacement
+	// rw=<mode>:<n>: sequential jobs add n bytes (may be negative) after
+	// each IO; random jobs take a new random offset every n IOs
+	// (rw_sequencer: the IOs between are sequential, or identical).
+	int64_t seq_skip = 0;
+	unsigned int rand_every = 1;
+	bool rand_identical = false;
+	unsigned int percentage_random = 100; // random jobs: % of IOs at random
+	RandDist dist = RandDist::Random;
+	double dist_param = 0;	 // zipf theta, pareto h, normal sigma (%)
+	double dist_center = -1; // normal/zipf/pareto: 0..1, -1 = none
+	// zoned/zoned_abs: (percent of IOs, percent of the region or bytes)
+	std::vector<std::pair<double, uint64_t>> zones;
+	// zonemode=strided: zonesize bytes in a zone of zonerange bytes, then
+	// zoneskip bytes on; 0 = off.
+	uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;
+	uint64_t seed = 0; // the job's own PRNG seed (--seed, randseed)
 
 	// --- where ---------------------------------------------------------------
 	std::string file;	 // the target as named: "/dev/sdb", "dir/x.0.0"
@@ -56,7 +117,13 @@ struct JobSpec {
 	uint64_t file_bytes = 0;
 	uint64_t region_start = 0; // where this clone does IO (device bytes):
 	uint64_t region_bytes = 0; //   file start + offset, size bytes
-	uint64_t io_bytes = 0;	   // bytes to transfer (size or io_size)
+	uint64_t io_bytes = 0;	   // bytes to transfer (size or io_size) x loops
+	uint64_t number_ios = 0;   // stop after this many IOs; 0 = no limit
+	// Every file of the job (file, file_start.. above are files[0]).
+	std::vector<JobFile> files;
+	FileService file_service = FileService::RoundRobin;
+	unsigned int file_service_nr = 1; // IOs per file before switching
+	unsigned int openfiles = 0;	  // files in rotation at once; 0 = all
 
 	// --- time (ns) ---------------------------------------------------------------
 	int64_t runtime_ns = 0; // 0 = no limit
@@ -73,6 +140,24 @@ struct JobSpec {
 	unsigned int thinktime_blocks = 1;
 	unsigned int fsync_blocks = 0; // fsync after every N writes (buffered)
 	bool end_fsync = false;
+	unsigned int iodepth_low = 0; // refill the queue only below this; 0 = iodepth
+	// verify=: the written blocks are read back (in the order written)
+	// after the writes, or every verify_backlog writes; verify_only: the
+	// job's writes are only read back.
+	bool verify = false;
+	uint64_t verify_backlog = 0;
+	bool verify_only = false;
+	// rate=, rate_iops= (per direction: read, write, trim; 0 = none) and
+	// the minimums rate_min=, rate_iops_min= checked every rate_cycle.
+	uint64_t rate[3] = {0, 0, 0}, rate_iops[3] = {0, 0, 0};
+	uint64_t rate_min[3] = {0, 0, 0}, rate_iops_min[3] = {0, 0, 0};
+	int64_t rate_cycle_ns = 1'000'000'000;
+	bool rate_poisson = false;
+	// exitall: when this job ends, the others end (exit_what: 0 its
+	// group, 1 its stonewall segment, 2 every job).
+	bool exitall = false;
+	int exit_what = 0;
+	std::string wait_for; // starts once every clone of this earlier job ended
 
 	// --- the task ----------------------------------------------------------------
 	std::string cgroup;		// "" = root; "a/b" relative to the root
@@ -88,10 +173,25 @@ struct JobSpec {
 
 	bool random() const
 	{
-		return rw == RwMode::RandRead || rw == RwMode::RandWrite || rw == RwMode::RandRW;
+		return rw == RwMode::RandRead || rw == RwMode::RandWrite || rw == RwMode::RandRW ||
+		       rw == RwMode::RandTrim || rw == RwMode::RandTrimWrite;
 	}
-	bool reads() const { return rw != RwMode::Write && rw != RwMode::RandWrite; }
-	bool writes() const { return rw != RwMode::Read && rw != RwMode::RandRead; }
+	bool trims() const
+	{
+		return rw == RwMode::Trim || rw == RwMode::RandTrim || rw == RwMode::TrimWrite ||
+		       rw == RwMode::RandTrimWrite;
+	}
+	// Reads: the read modes, and the read-back of verify.
+	bool reads() const
+	{
+		return rw == RwMode::Read || rw == RwMode::RandRead || mixed() || verify ||
+		       verify_only;
+	}
+	bool writes() const
+	{
+		return rw == RwMode::Write || rw == RwMode::RandWrite || mixed() ||
+		       rw == RwMode::TrimWrite || rw == RwMode::RandTrimWrite;
+	}
 	bool mixed() const { return rw == RwMode::ReadWrite || rw == RwMode::RandRW; }
 	// IOs the job keeps in flight: 1 for sync/psync, and for libaio without
 	// direct=1 (Linux does buffered AIO synchronously); iodepth otherwise.
@@ -104,6 +204,12 @@ struct ParseContext {
 	// e.g. {"as", "anticipatory"}.  Empty: ioscheduler= is an error.
 	std::vector<std::string> scheduler_names;
 	uint64_t seed = 0; // --seed: each job's PRNG seed derives from it
+	// fio's keywords: $pagesize, $mb_memory (the simulated RAM), $ncpus.
+	uint64_t pagesize = 4096;
+	uint64_t mb_memory = 4096;
+	unsigned int ncpus = 4;
+	// ${VAR}: looked up here; null = the process environment.
+	const char *(*getenv)(const char *) = nullptr;
 };
 
 struct JobSource {

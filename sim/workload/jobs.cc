@@ -6,6 +6,7 @@
 #include "workload/rng.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -15,6 +16,13 @@ namespace {
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 constexpr int64_t kNsPerMs = 1'000'000;
+constexpr int64_t kNsPerSec = 1'000'000'000;
+
+// A uniform double in (0, 1].
+double unit(Rng &rng)
+{
+	return (static_cast<double>(rng.next() >> 11) + 1.0) / 9007199254740992.0;
+}
 
 } // namespace
 
@@ -29,20 +37,56 @@ struct JobEngine::Job {
 	int64_t end = 0;
 	unsigned int depth = 1;
 	unsigned int inflight = 0;
-	uint64_t budget = 0; // bytes issued after the ramp (size=)
-	bool stop = false;   // issues no more IO
+	uint64_t budget = 0;   // bytes issued after the ramp (size=)
+	uint64_t ios = 0;      // IOs issued (number_ios)
+	bool stop = false;     // issues no more IO
+	bool low_wait = false; // iodepth_low: the queue drains first
+	bool wait_for = false; // waits for the job named by wait_for
 	// thinktime: a batch of thinktime_blocks IOs, then a stall
 	unsigned int batch_issued = 0, batch_done = 0;
 	bool thinking = false;
 	// fsync
 	unsigned int writes_since_fsync = 0;
 	bool fsyncing = false, end_fsync_done = false;
-	PageCache::FileId file = 0;
-	// offsets
+	// offsets, per file
+	struct File {
+		PageCache::FileId cache = 0;
+		int64_t seq_next[3] = {0, 0, 0};
+		Permutation perm[3];
+		uint64_t perm_pos[3] = {0, 0, 0};
+		Permutation scatter;			// hot blocks of zipf/pareto/normal, spread
+		uint64_t issued = 0;			// bytes this pass (file service)
+		uint64_t zone_start = 0, zone_done = 0; // zonemode=strided
+	};
+	std::vector<File> files;
+	size_t cur = 0;		  // the file in use
+	unsigned int cur_ios = 0; // IOs on it since the last switch
+	std::vector<size_t> open; // openfiles: the files in rotation
+	size_t next_open = 0;
 	Rng rng;
-	uint64_t seq_next[2] = {0, 0};
-	Permutation perm[2];
-	uint64_t perm_pos[2] = {0, 0};
+	// rw=randread:N: the run of IOs from one random offset
+	unsigned int run_left = 0;
+	uint64_t run_next = 0;
+	// trimwrite: the write that follows a trim
+	bool tw_pending = false;
+	size_t tw_file = 0;
+	uint64_t tw_offset = 0;
+	uint32_t tw_bs = 0;
+	// verify: the blocks written, read back in order
+	struct Written {
+		size_t file;
+		uint64_t offset;
+		uint32_t bs;
+	};
+	std::vector<Written> written;
+	size_t verified = 0;
+	bool verifying = false; // the read-back phase after the writes
+	bool backlog = false;	// verify_backlog: reading the backlog back
+	// rate: the next IO may not be issued before this
+	int64_t rate_next = 0;
+	bool rate_wait = false;
+	int64_t cycle_start = 0;
+	uint64_t cycle_bytes[3] = {0, 0, 0}, cycle_ios[3] = {0, 0, 0};
 	// results
 	report::JobResult result;
 	// log_avg_msec windows
@@ -96,6 +140,12 @@ bool JobEngine::start()
 			return false;
 		job.depth = std::max(s.effective_depth(), 1u);
 		job.rng.reseed(s.seed);
+		job.files.resize(s.files.size());
+		const size_t nopen = s.openfiles ? std::min<size_t>(s.openfiles, s.files.size())
+						 : s.files.size();
+		for (size_t f = 0; f < nopen; f++)
+			job.open.push_back(f);
+		job.next_open = nopen % std::max<size_t>(s.files.size(), 1);
 		job.result.jobname = s.name;
 		job.result.groupid = s.groupid;
 		job.result.cgroup = s.cgroup;
@@ -113,12 +163,15 @@ bool JobEngine::start()
 		std::map<std::string, PageCache::FileId> files;
 		for (size_t i = 0; i < specs_.size(); i++) {
 			const JobSpec &s = specs_[i];
-			auto it = files.find(s.file);
-			if (it == files.end())
-				it = files.emplace(s.file,
-						   cache_->add_file(s.file_start, s.file_bytes))
-					     .first;
-			jobs_[i]->file = it->second;
+			for (size_t f = 0; f < s.files.size(); f++) {
+				const JobFile &jf = s.files[f];
+				auto it = files.find(jf.name);
+				if (it == files.end())
+					it = files.emplace(jf.name,
+							   cache_->add_file(jf.start, jf.bytes))
+						     .first;
+				jobs_[i]->files[f].cache = it->second;
+			}
 			cache_->set_task_cgroup(jobs_[i]->task, s.cgroup);
 		}
 	}
@@ -152,12 +205,37 @@ void JobEngine::stop_all()
 		job->stop = true;
 }
 
+bool JobEngine::waits(size_t j) const
+{
+	const JobSpec &s = specs_[j];
+	if (s.wait_for.empty())
+		return false;
+	for (size_t i = 0; i < j; i++)
+		if (specs_[i].name == s.wait_for && jobs_[i]->state != Job::Done)
+			return true;
+	return false;
+}
+
 void JobEngine::begin(size_t j)
 {
 	if (stopped_)
 		return;
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
+	if (job.state == Job::Done)
+		return;
+	if (job.stop) { // ended by exitall before it started
+		job.wait_for = false;
+		job.state = Job::Running;
+		job.start = job.stats_start = host_.now();
+		finish(j);
+		return;
+	}
+	if (waits(j)) {
+		job.wait_for = true; // finish() of the job waited for begins it
+		return;
+	}
+	job.wait_for = false;
 	const int64_t now = host_.now();
 	job.state = Job::Running;
 	job.start = now;
@@ -166,35 +244,212 @@ void JobEngine::begin(size_t j)
 	if (s.runtime_ns) {
 		job.deadline = job.stats_start + s.runtime_ns;
 	}
+	job.rate_next = now;
+	job.cycle_start = job.stats_start;
 	if (cache_ && s.invalidate)
-		cache_->invalidate(job.file);
+		for (const auto &f : job.files)
+			cache_->invalidate(f.cache);
 	pump(j);
 }
 
-uint64_t JobEngine::next_offset(Job &job, bool write, uint32_t bs)
+// --- what the next IO is ---------------------------------------------------------
+
+uint32_t JobEngine::pick_bs(Job &job, int d)
+{
+	const BlockSizes &b = job.spec->bsd[d];
+	if (!b.split.empty()) {
+		unsigned int r = static_cast<unsigned int>(job.rng.below(100));
+		for (const auto &[bs, pct] : b.split) {
+			if (r < pct)
+				return bs;
+			r -= pct;
+		}
+		return b.split.back().first;
+	}
+	if (b.min == b.max)
+		return b.min;
+	// bsrange: multiples of the minimum if it is a power of 2, else of 512
+	const uint32_t step = (b.min & (b.min - 1)) == 0 ? b.min : 512;
+	return b.min + static_cast<uint32_t>(job.rng.below((b.max - b.min) / step + 1)) * step;
+}
+
+size_t JobEngine::pick_file(Job &job)
 {
 	const JobSpec &s = *job.spec;
-	const int d = write ? 1 : 0;
-	if (!s.random()) {
-		uint64_t pos = job.seq_next[d];
-		if (pos + bs > s.region_bytes)
-			pos = 0; // wrap to the region's start
-		job.seq_next[d] = pos + bs;
-		return s.region_start + pos;
-	}
-	const uint64_t blocks = s.region_bytes / bs; // >= 1 (the parser checks)
-	uint64_t idx;
-	if (s.norandommap) {
-		idx = job.rng.below(blocks);
-	} else {
-		// A fresh permutation for every pass over the region.
-		if (job.perm[d].size() != blocks || job.perm_pos[d] >= blocks) {
-			job.perm[d].reset(blocks, job.rng.next());
-			job.perm_pos[d] = 0;
+	const size_t n = s.files.size();
+	if (n == 1)
+		return 0;
+	auto done = [&](size_t f) { return job.files[f].issued >= s.files[f].region_bytes; };
+	// A file whose pass is done leaves the rotation; the next one opens.
+	for (size_t k = 0; k < job.open.size(); k++) {
+		if (!done(job.open[k]))
+			continue;
+		bool all = true;
+		for (size_t f = 0; f < n; f++)
+			all = all && done(f);
+		if (all) { // a new pass over every file
+			for (auto &f : job.files)
+				f.issued = 0;
+			break;
 		}
-		idx = job.perm[d].at(job.perm_pos[d]++);
+		for (size_t tries = 0; tries < n; tries++) {
+			const size_t cand = job.next_open;
+			job.next_open = (job.next_open + 1) % n;
+			if (!done(cand) &&
+			    std::find(job.open.begin(), job.open.end(), cand) == job.open.end()) {
+				job.open[k] = cand;
+				break;
+			}
+		}
 	}
-	return s.region_start + idx * bs;
+	size_t pos = static_cast<size_t>(std::find(job.open.begin(), job.open.end(), job.cur) -
+					 job.open.begin());
+	switch (s.file_service) {
+	case FileService::Sequential:
+		if (pos == job.open.size() || done(job.cur))
+			job.cur =
+				job.open[pos == job.open.size() ? 0 : (pos + 1) % job.open.size()];
+		break;
+	case FileService::RoundRobin:
+		if (pos == job.open.size()) {
+			job.cur = job.open[0];
+			job.cur_ios = 0;
+		} else if (job.cur_ios >= s.file_service_nr) {
+			job.cur = job.open[(pos + 1) % job.open.size()];
+			job.cur_ios = 0;
+		}
+		break;
+	case FileService::Random:
+		if (pos == job.open.size() || job.cur_ios >= s.file_service_nr) {
+			job.cur = job.open[job.rng.below(job.open.size())];
+			job.cur_ios = 0;
+		}
+		break;
+	}
+	job.cur_ios++;
+	return job.cur;
+}
+
+// A block index in [0, blocks) by random_distribution.
+uint64_t JobEngine::pick_block(Job &job, size_t f, uint64_t blocks, int d)
+{
+	const JobSpec &s = *job.spec;
+	Job::File &file = job.files[f];
+	auto spread = [&](uint64_t idx) {
+		if (s.dist_center >= 0) // a center: the hot spot is there, not spread
+			return (idx + static_cast<uint64_t>(s.dist_center *
+							    static_cast<double>(blocks))) %
+			       blocks;
+		if (file.scatter.size() != blocks)
+			file.scatter.reset(blocks, mix_seed(s.seed, 0x5ca77e5));
+		return file.scatter.at(idx);
+	};
+	const double n = static_cast<double>(blocks);
+	switch (s.dist) {
+	case RandDist::Random:
+		break;
+	case RandDist::Zipf: {
+		// The continuous power law x^-theta over [1, blocks + 1).
+		const double e = 1.0 - s.dist_param;
+		const double x = std::pow(unit(job.rng) * (std::pow(n + 1, e) - 1) + 1, 1 / e);
+		return spread(std::min<uint64_t>(static_cast<uint64_t>(x) - 1, blocks - 1));
+	}
+	case RandDist::Pareto: {
+		const double p = std::log(s.dist_param) / std::log(1.0 - s.dist_param);
+		const auto idx = static_cast<uint64_t>((n - 1) * std::pow(unit(job.rng), p));
+		return spread(std::min<uint64_t>(idx, blocks - 1));
+	}
+	case RandDist::Normal: {
+		// Box-Muller; sigma is a percentage of the range.
+		const double z = std::sqrt(-2 * std::log(unit(job.rng))) *
+				 std::cos(2 * M_PI * unit(job.rng));
+		const double center = s.dist_center >= 0 ? s.dist_center : 0.5;
+		double x = center * n + z * s.dist_param / 100 * n;
+		x = std::fmod(std::fmod(x, n) + n, n);
+		return std::min<uint64_t>(static_cast<uint64_t>(x), blocks - 1);
+	}
+	case RandDist::Zoned:
+	case RandDist::ZonedAbs: {
+		double r = unit(job.rng) * 100;
+		uint64_t lo = 0;
+		for (const auto &[pct, range] : s.zones) {
+			const uint64_t len =
+				s.dist == RandDist::Zoned
+					? static_cast<uint64_t>(n * static_cast<double>(range) /
+								100)
+					: range / std::max<uint64_t>(s.bsd[d].align ? s.bsd[d].align
+										    : s.bsd[d].min,
+								     1);
+			if (r < pct || &range == &s.zones.back().second) {
+				const uint64_t first = std::min(lo, blocks - 1);
+				const uint64_t span =
+					std::max<uint64_t>(std::min(len, blocks - first), 1);
+				return first + job.rng.below(span);
+			}
+			r -= pct;
+			lo += len;
+		}
+		break;
+	}
+	}
+	if (s.norandommap || !s.bsd[d].fixed() || s.bsd[d].align) {
+		return job.rng.below(blocks);
+	}
+	// A fresh permutation for every pass over the region.
+	if (file.perm[d].size() != blocks || file.perm_pos[d] >= blocks) {
+		file.perm[d].reset(blocks, job.rng.next());
+		file.perm_pos[d] = 0;
+	}
+	return file.perm[d].at(file.perm_pos[d]++);
+}
+
+uint64_t JobEngine::next_offset(Job &job, size_t f, int d, uint32_t bs)
+{
+	const JobSpec &s = *job.spec;
+	const JobFile &jf = s.files[f];
+	Job::File &file = job.files[f];
+	// The window IO goes to: the region, or its current zone (strided).
+	uint64_t base = 0, len = jf.region_bytes;
+	if (s.zone_size) {
+		if (file.zone_done >= s.zone_size) {
+			file.zone_start += s.zone_range + s.zone_skip;
+			file.zone_done = 0;
+			for (auto &p : file.seq_next)
+				p = 0;
+		}
+		if (file.zone_start + bs > jf.region_bytes)
+			file.zone_start = 0; // past the end: the first zone again
+		base = file.zone_start;
+		len = std::min(s.zone_range, jf.region_bytes - base);
+		file.zone_done += bs;
+	}
+	const bool random = s.random() && (s.percentage_random >= 100 ||
+					   job.rng.below(100) < s.percentage_random);
+	if (!random) {
+		int64_t pos = file.seq_next[d];
+		const auto ilen = static_cast<int64_t>(len);
+		if (pos < 0 || pos + bs > ilen)
+			pos = s.seq_skip < 0 ? (ilen - bs) / 512 * 512 : 0;
+		int64_t next = pos + bs + s.seq_skip;
+		if (s.seq_skip < 0 && next < 0)
+			next = (ilen - bs) / 512 * 512; // backwards: wrap to the end
+		file.seq_next[d] = next;
+		return jf.region_start + base + static_cast<uint64_t>(pos);
+	}
+	if (job.run_left > 0 && job.run_next + bs <= len) {
+		// rw=randread:N: the IOs after a random one
+		job.run_left--;
+		const uint64_t off = job.run_next;
+		if (!s.rand_identical)
+			job.run_next += bs;
+		return jf.region_start + base + off;
+	}
+	const uint64_t align = s.bsd[d].align ? s.bsd[d].align : s.bsd[d].min;
+	const uint64_t blocks = (len - bs) / align + 1; // >= 1 (the parser checks)
+	const uint64_t off = pick_block(job, f, blocks, d) * align;
+	job.run_left = s.rand_every - 1;
+	job.run_next = s.rand_identical ? off : off + bs;
+	return jf.region_start + base + off;
 }
 
 void JobEngine::pump(size_t j)
@@ -204,13 +459,21 @@ void JobEngine::pump(size_t j)
 	if (job.state != Job::Running)
 		return;
 	const int64_t now = host_.now();
-	while (!job.stop && !job.thinking && !job.fsyncing) {
+	while (!job.stop && !job.thinking && !job.fsyncing && !job.rate_wait) {
 		if (now >= job.deadline) {
 			job.stop = true;
 			break;
 		}
-		if (job.inflight >= job.depth)
+		if (job.inflight >= job.depth) {
+			if (s.iodepth_low && s.iodepth_low < job.depth)
+				job.low_wait = true;
 			return;
+		}
+		if (job.low_wait) {
+			if (job.inflight > s.iodepth_low)
+				return;
+			job.low_wait = false;
+		}
 		if (s.thinktime_ns && job.batch_issued >= s.thinktime_blocks)
 			return; // the batch completes, then the job thinks
 		if (s.fsync_blocks && job.writes_since_fsync >= s.fsync_blocks) {
@@ -218,45 +481,127 @@ void JobEngine::pump(size_t j)
 				return;
 			job.fsyncing = true;
 			job.writes_since_fsync = 0;
-			cache_->fsync(job.task, job.file, [this, j](int64_t) {
+			cache_->fsync(job.task, job.files[job.cur].cache, [this, j](int64_t) {
 				jobs_[j]->fsyncing = false;
 				pump(j);
 				maybe_finish(j);
 			});
 			return;
 		}
-		bool write;
-		if (s.mixed())
-			write = job.rng.below(100) >= s.rwmixread;
+		if (s.rate[0] || s.rate[1] || s.rate[2] || s.rate_iops[0] || s.rate_iops[1] ||
+		    s.rate_iops[2]) {
+			if (now < job.rate_next) {
+				job.rate_wait = true;
+				host_.at(std::min(job.rate_next, job.deadline), [this, j]() {
+					jobs_[j]->rate_wait = false;
+					pump(j);
+				});
+				return;
+			}
+		}
+		// verify: the blocks written, read back
+		if (s.verify && s.verify_backlog &&
+		    job.written.size() - job.verified >= s.verify_backlog)
+			job.backlog = true; // verify the backlog before writing on
+		if (job.verifying || job.backlog) {
+			if (job.verified < job.written.size()) {
+				const Job::Written w = job.written[job.verified++];
+				issue(j, 0, w.file, w.offset, w.bs, true);
+				continue;
+			}
+			job.backlog = false;
+			if (job.verifying) {
+				job.stop = true;
+				break;
+			}
+		}
+		if (job.tw_pending) { // trimwrite: the write after the trim
+			job.tw_pending = false;
+			issue(j, 1, job.tw_file, job.tw_offset, job.tw_bs, false);
+			continue;
+		}
+		int d;
+		if (s.trims())
+			d = 2;
+		else if (s.mixed())
+			d = job.rng.below(100) >= s.rwmixread ? 1 : 0;
 		else
-			write = s.writes();
-		const uint32_t bs = write ? s.bs_write : s.bs_read;
-		if (!s.time_based && now >= job.stats_start && job.budget + bs > s.io_bytes) {
+			d = s.writes() ? 1 : 0;
+		const uint32_t bs = pick_bs(job, d);
+		const bool over =
+			(!s.time_based && now >= job.stats_start && job.budget + bs > s.io_bytes) ||
+			(s.number_ios && job.ios >= s.number_ios);
+		if (over) {
+			if (s.verify && job.verified < job.written.size()) {
+				// fio verifies once the writes are done
+				if (job.inflight)
+					return;
+				job.verifying = true;
+				continue;
+			}
 			job.stop = true;
 			break;
 		}
-		issue(j, write);
+		const size_t f = pick_file(job);
+		const uint64_t offset = next_offset(job, f, d, bs);
+		job.files[f].issued += bs;
+		if (s.rw == RwMode::TrimWrite || s.rw == RwMode::RandTrimWrite) {
+			job.tw_pending = true;
+			job.tw_file = f;
+			job.tw_offset = offset;
+			job.tw_bs = bs;
+		}
+		if (d == 1 && s.verify)
+			job.written.push_back(Job::Written{f, offset, bs});
+		if (d == 1 && s.verify_only)
+			d = 0; // only the read-back of what would be written
+		issue(j, d, f, offset, bs, false);
 	}
 	maybe_finish(j);
 }
 
-void JobEngine::issue(size_t j, bool write)
+void JobEngine::issue(size_t j, int d, size_t f, uint64_t offset, uint32_t bs, bool verify)
 {
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
-	const uint32_t bs = write ? s.bs_write : s.bs_read;
 	const int64_t now = host_.now();
-	const uint64_t offset = next_offset(job, write, bs);
+	const bool write = d == 1;
 	job.inflight++;
 	job.batch_issued++;
-	if (now >= job.stats_start)
-		job.budget += bs;
+	job.ios++;
+	if (now >= job.stats_start && !verify)
+		job.budget += bs; // size= counts the workload, not its read-back
 	if (write)
 		job.writes_since_fsync++;
-	auto done = [this, j, write, bs, offset, now](int64_t when) {
-		complete(j, write, bs, offset, now, when);
+	// rate, rate_iops: the next IO waits its share of a second
+	if (s.rate[d] || s.rate_iops[d]) {
+		int64_t gap = 0;
+		if (s.rate[d])
+			gap = static_cast<int64_t>(static_cast<long double>(bs) * kNsPerSec /
+						   s.rate[d]);
+		if (s.rate_iops[d])
+			gap = std::max<int64_t>(gap,
+						kNsPerSec / static_cast<int64_t>(s.rate_iops[d]));
+		if (s.rate_poisson)
+			gap = static_cast<int64_t>(-std::log(unit(job.rng)) *
+						   static_cast<double>(gap));
+		job.rate_next = std::max(job.rate_next, now) + gap;
+	}
+	auto done = [this, j, d, bs, offset, now](int64_t when) {
+		complete(j, d, bs, offset, now, when);
 	};
-	if (s.direct) {
+	if (d == 2) {
+		// A discard goes to the device whether the job is buffered or not
+		// (BLKDISCARD, or a punched hole the file system discards).
+		Io io;
+		io.offset = offset;
+		io.bytes = bs;
+		io.discard = true;
+		io.sync = false;
+		if (cache_)
+			cache_->invalidate_range(offset, bs);
+		host_.submit(job.task, io, std::move(done));
+	} else if (s.direct) {
 		Io io;
 		io.offset = offset;
 		io.bytes = bs;
@@ -267,30 +612,62 @@ void JobEngine::issue(size_t j, bool write)
 			cache_->invalidate_range(offset, bs);
 		host_.submit(job.task, io, std::move(done));
 	} else if (write) {
-		cache_->write(job.task, job.file, offset, bs, std::move(done));
+		cache_->write(job.task, job.files[f].cache, offset, bs, std::move(done));
 	} else {
-		cache_->read(job.task, job.file, offset, bs, std::move(done));
+		cache_->read(job.task, job.files[f].cache, offset, bs, std::move(done));
 	}
 }
 
-void JobEngine::complete(size_t j, bool write, uint32_t bs, uint64_t offset, int64_t submitted,
+// rate_min, rate_iops_min: checked at the end of every rate_cycle.
+void JobEngine::check_min_rate(size_t j)
+{
+	const JobSpec &s = specs_[j];
+	Job &job = *jobs_[j];
+	const int64_t now = host_.now();
+	if (now < job.stats_start || now - job.cycle_start < s.rate_cycle_ns)
+		return;
+	const long double secs = static_cast<long double>(now - job.cycle_start) / kNsPerSec;
+	for (int d = 0; d < 3; d++) {
+		const bool slow =
+			(s.rate_min[d] &&
+			 static_cast<long double>(job.cycle_bytes[d]) < s.rate_min[d] * secs) ||
+			(s.rate_iops_min[d] &&
+			 static_cast<long double>(job.cycle_ios[d]) < s.rate_iops_min[d] * secs);
+		const bool used = d == 0 ? s.reads() : d == 1 ? s.writes() : s.trims();
+		if (slow && used && !job.stop) {
+			// fio ends the job: "min rate ... not met"
+			job.result.error = 1;
+			job.stop = true;
+		}
+		job.cycle_bytes[d] = job.cycle_ios[d] = 0;
+	}
+	job.cycle_start = now;
+}
+
+void JobEngine::complete(size_t j, int d, uint32_t bs, uint64_t offset, int64_t submitted,
 			 int64_t done)
 {
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
+	const bool write = d != 0; // trims count in the write direction
 	job.inflight--;
 	job.batch_done++;
 	// Counted once the ramp is over: issued after it, or completed after it
 	// (fio resets its statistics at the end of the ramp).
 	if ((submitted >= job.stats_start || done > job.stats_start) && job.state == Job::Running) {
-		report::DirStats &d = write ? job.result.write : job.result.read;
+		report::DirStats &ds = write ? job.result.write : job.result.read;
 		const int64_t clat = done - submitted;
-		d.io_bytes += bs;
-		d.ios++;
-		d.clat.add(clat);
-		d.lat.add(clat);
+		ds.io_bytes += bs;
+		ds.ios++;
+		ds.clat.add(clat);
+		ds.lat.add(clat);
 		log_io(job, write, bs, offset, clat, done);
+		job.cycle_bytes[d] += bs;
+		job.cycle_ios[d]++;
 	}
+	if (s.rate_min[0] || s.rate_min[1] || s.rate_min[2] || s.rate_iops_min[0] ||
+	    s.rate_iops_min[1] || s.rate_iops_min[2])
+		check_min_rate(j);
 	if (s.thinktime_ns && job.batch_done >= s.thinktime_blocks && job.inflight == 0) {
 		job.batch_issued = job.batch_done = 0;
 		if (!job.stop && job.state == Job::Running && host_.now() < job.deadline) {
@@ -397,19 +774,28 @@ void JobEngine::maybe_finish(size_t j)
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
 	if (job.state != Job::Running || !job.stop || job.inflight || job.fsyncing ||
-	    job.thinking || stopped_)
+	    job.thinking || job.rate_wait || stopped_)
 		return;
 	if (s.end_fsync && s.writes() && !job.end_fsync_done && cache_) {
 		job.fsyncing = true;
-		cache_->fsync(job.task, job.file, [this, j](int64_t) {
-			Job &jb = *jobs_[j];
-			jb.fsyncing = false;
-			jb.end_fsync_done = true;
-			maybe_finish(j);
-		});
+		fsync_files(j, 0);
 		return;
 	}
 	finish(j);
+}
+
+// end_fsync: every file of the job, one after the other.
+void JobEngine::fsync_files(size_t j, size_t from)
+{
+	Job &job = *jobs_[j];
+	if (from >= job.files.size()) {
+		job.fsyncing = false;
+		job.end_fsync_done = true;
+		maybe_finish(j);
+		return;
+	}
+	cache_->fsync(job.task, job.files[from].cache,
+		      [this, j, from](int64_t) { fsync_files(j, from + 1); });
 }
 
 void JobEngine::finish(size_t j)
@@ -437,10 +823,28 @@ void JobEngine::finish(size_t j)
 	// (those of earlier segments are: this one started after them).
 	if (job.segment == segment_)
 		segment_left_--;
-	if (segment_left_)
-		return;
-	if (segment_ + 1 < segments_)
+	if (!segment_left_ && segment_ + 1 < segments_)
 		start_segment(segment_ + 1);
+	// Jobs that wait_for this one may begin.
+	for (size_t k = 0; k < jobs_.size(); k++)
+		if (jobs_[k]->wait_for && !waits(k))
+			begin(k);
+	// exitall: the others end too (its group, its segment, or all).
+	if (s.exitall) {
+		for (size_t k = 0; k < jobs_.size(); k++) {
+			Job &o = *jobs_[k];
+			const bool mine = s.exit_what == 2   ? true
+					  : s.exit_what == 1 ? o.segment == job.segment
+							     : specs_[k].groupid == s.groupid;
+			if (k == j || !mine || o.state == Job::Done || o.stop)
+				continue;
+			o.stop = true;
+			if (o.state == Job::Running)
+				maybe_finish(k);
+			else if (o.wait_for)
+				begin(k);
+		}
+	}
 }
 
 std::vector<report::JobResult> JobEngine::results() const

@@ -82,11 +82,17 @@ private:
 	struct Job;
 
 	void start_segment(int segment);
+	bool waits(size_t j) const;
 	void begin(size_t j);
 	void pump(size_t j);
-	void issue(size_t j, bool write);
-	uint64_t next_offset(Job &job, bool write, uint32_t bs);
-	void complete(size_t j, bool write, uint32_t bs, uint64_t offset, int64_t submitted,
+	uint32_t pick_bs(Job &job, int d);
+	size_t pick_file(Job &job);
+	uint64_t pick_block(Job &job, size_t f, uint64_t blocks, int d);
+	uint64_t next_offset(Job &job, size_t f, int d, uint32_t bs);
+	void issue(size_t j, int d, size_t f, uint64_t offset, uint32_t bs, bool verify);
+	void check_min_rate(size_t j);
+	void fsync_files(size_t j, size_t from);
+	void complete(size_t j, int d, uint32_t bs, uint64_t offset, int64_t submitted,
 		      int64_t done);
 	void log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64_t clat, int64_t done);
 	void roll_windows(Job &job, int64_t now);

@@ -182,11 +182,13 @@ INSTANTIATE_TEST_SUITE_P(
 			"capped with --max-runtime and --max-size)"},
 		BadFlag{"--name=a --rw=bogus", "--rw=bogus: rw: 'bogus' is not an IO pattern "
 					       "(read, write, randread, randwrite, rw, "
-					       "readwrite, randrw)"},
+					       "readwrite, randrw, trim, randtrim, trimwrite, "
+					       "randtrimwrite)"},
 		BadFlag{"--name=a --rwmixread 101",
 			"--rwmixread 101: rwmixread: '101' is out of range (0..100)"},
-		BadFlag{"--name=a --verify=md5",
-			"--verify=md5: fio option 'verify' is not supported by efqsim"},
+		BadFlag{"--name=a --flow=2",
+			"--flow=2: fio option 'flow' is not supported by efqsim: flow control "
+			"between jobs is not simulated"},
 		BadFlag{"--name", "--name: --name needs a value (--name=JOB)"},
 		BadFlag{"--name=a[1]", "--name=a[1]: a job name cannot hold '[' or ']'"},
 		BadFlag{"--name=a --filename='x#y'",
