@@ -2836,6 +2836,44 @@ int efq_set_hierarchical(struct efq_data *efqd, bool on)
 }
 EXPORT_SYMBOL_GPL(efq_set_hierarchical);
 
+/**
+ * efq_group_stats() - what the engine accounted to a cgroup's group
+ * @q: a queue run by one of efq's schedulers
+ * @blkg: the cgroup's blkg on @q, or NULL for the root group
+ * @stats: filled in if the function returns true
+ *
+ * For code outside the engine that reports per group (efqsim's results):
+ * the group that serves @blkg's requests, found as efq_group_of_blkg()
+ * finds it (which links it into the hierarchy on first use), and its
+ * accounting.
+ *
+ * Return: true with @stats filled in; false, leaving @stats alone, if
+ * @blkg's requests go to the root group (flat mode, or neither its cgroup
+ * nor any ancestor below the root has a live group).
+ */
+bool efq_group_stats(struct request_queue *q, struct blkcg_gq *blkg,
+		     struct efq_group_stats *stats)
+{
+	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_group *iog;
+
+	spin_lock_irq(&efqd->lock);
+	iog = blkg ? efq_group_of_blkg(efqd, blkg) : efqd->root_group;
+	if (blkg && iog == efqd->root_group)
+		iog = NULL;
+	if (iog) {
+		stats->weight = iog->entity.weight;
+		stats->ioprio_class = iog->entity.ioprio_class;
+		stats->disk_time = iog->entity.total_time;
+		stats->disk_sectors = iog->entity.total_sectors;
+		stats->nr_enqueued = iog->entity.nr_enqueued;
+		stats->nr_dequeued = iog->entity.nr_dequeued;
+	}
+	spin_unlock_irq(&efqd->lock);
+	return iog;
+}
+EXPORT_SYMBOL_GPL(efq_group_stats);
+
 /* --- debugfs ------------------------------------------------------------- */
 #ifdef CONFIG_BLK_DEBUG_FS
 

@@ -605,4 +605,25 @@ int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf);
 int efq_cgroup_init(void);
 void efq_cgroup_exit(void);
 
+/**
+ * struct efq_group_stats - a group's accounting, from efq_group_stats()
+ * @weight: the group's effective weight
+ * @ioprio_class: its effective class
+ * @disk_time: disk time charged to the group and below, in ns
+ * @disk_sectors: sectors dispatched by the group and below
+ * @nr_enqueued: times the group became backlogged
+ * @nr_dequeued: times the group stopped being backlogged
+ */
+struct efq_group_stats {
+	unsigned int weight;
+	unsigned short ioprio_class;
+	u64 disk_time;
+	u64 disk_sectors;
+	unsigned long nr_enqueued;
+	unsigned long nr_dequeued;
+};
+
+bool efq_group_stats(struct request_queue *q, struct blkcg_gq *blkg,
+		     struct efq_group_stats *stats);
+
 #endif /* _LINUX_ELEVATOR_FQ_H */

@@ -126,6 +126,7 @@ Model::~Model()
 		q_->elevator = nullptr;
 		kobject_put(&eq->kobj);
 	}
+	sim::events().cancel(device_event_);
 	if (queue_up_)
 		sim_queue_exit(q_.get());
 	// children before parents: the longest paths first
@@ -243,6 +244,8 @@ bool Model::init(std::string *err)
 			return false;
 		}
 	}
+	// a device may start with an event of its own pending
+	sync_device();
 	return true;
 }
 
@@ -253,7 +256,31 @@ int64_t Model::now() const
 
 void Model::at(int64_t when, std::function<void()> fn)
 {
-	events_.push(Event{std::max(when, now()), seq_++, std::move(fn)});
+	sim::events().schedule(std::max(when, now()), sim::Tier::model, std::move(fn), this);
+}
+
+void Model::sync_device()
+{
+	const int64_t t = dev_->next_event();
+	if (t == device_event_at_)
+		return;
+	sim::events().cancel(device_event_);
+	device_event_ = {};
+	device_event_at_ = t;
+	if (t != dev::kNever)
+		device_event_ = sim::events().schedule(t, sim::Tier::device,
+						       [this, t] { device_event(t); });
+}
+
+void Model::device_event(int64_t when)
+{
+	device_event_ = {};
+	device_event_at_ = dev::kNever;
+	std::vector<dev::Completion> done;
+	dev_->advance(when, done);
+	sync_device();
+	for (auto &c : done)
+		complete(c.id, c.time);
 }
 
 uint64_t Model::capacity_bytes() const
@@ -660,6 +687,7 @@ void Model::run_queue()
 			continue;
 		}
 		int64_t later = dev_->defer_until(to_device(rq), now());
+		sync_device();
 		if (later > now()) {
 			// the device wants it later: back to the scheduler, no
 			// more dispatching until then (nothing else is issued
@@ -805,6 +833,7 @@ void Model::issue(struct request *rq)
 	counters_.dispatched++;
 	counters_.dispatched_sectors += d.sectors;
 	dev_->submit(d, now());
+	sync_device();
 }
 
 void Model::complete(uint64_t id, int64_t when)
@@ -843,41 +872,10 @@ void Model::complete(uint64_t id, int64_t when)
 	}
 }
 
-void Model::step(int64_t limit, bool *progressed)
-{
-	*progressed = false;
-	int64_t te = events_.empty() ? dev::kNever : events_.top().when;
-	int64_t td = dev_->next_event();
-	s64 tk = 0;
-	int64_t tt = sim_clock_next_expiry(&tk) ? std::max<int64_t>(tk, now()) : dev::kNever;
-	int64_t tn = std::min({te, td, tt});
-	if (tn == dev::kNever || tn > limit)
-		return;
-	*progressed = true;
-	if (tt == tn) {
-		// kernel timers first: one at a time, with the clock at its expiry
-		sim_clock_run_next();
-		return;
-	}
-	if (tn > now())
-		sim_clock_set(tn);
-	if (td == tn) {
-		std::vector<dev::Completion> done;
-		dev_->advance(tn, done);
-		for (auto &c : done)
-			complete(c.id, c.time);
-		return;
-	}
-	Event ev = events_.top();
-	events_.pop();
-	ev.fn();
-}
-
 void Model::run_until(int64_t t)
 {
-	bool progressed = true;
-	while (progressed)
-		step(t, &progressed);
+	while (sim::events().run_next(t, "blk::Model::run_until()")) {
+	}
 	if (t > now())
 		sim_clock_set(t);
 }
@@ -899,45 +897,42 @@ void Model::cancel_waiters()
 
 bool Model::drain(int64_t limit)
 {
-	bool progressed = true;
-	while (progressed &&
-	       (outstanding() || !events_.empty() || dev_->next_event() != dev::kNever))
-		step(limit, &progressed);
-	return outstanding() == 0 && events_.empty();
+	while ((outstanding() || pending_events() || dev_->next_event() != dev::kNever) &&
+	       sim::events().run_next(limit, "blk::Model::drain()")) {
+	}
+	return outstanding() == 0 && pending_events() == 0;
 }
 
 std::vector<report::GroupResult> Model::group_results()
 {
 	std::vector<report::GroupResult> out;
-	// the engine's accounting, for efq's schedulers only
-	auto *efqd = efq_ ? static_cast<struct efq_data *>(q_->elevator->elevator_data) : nullptr;
 	const auto &busy = dev_->busy_by_tag();
 	for (auto &[path, cg] : cgroups_) {
 		report::GroupResult g;
 		g.path = path;
 		g.weight = cg->weight;
 		g.ioprio_class = IOPRIO_CLASS_BE;
-		struct efq_group *iog = nullptr;
-		if (!efqd) {
+		// the engine's accounting, for efq's schedulers only: the root
+		// group, and in hierarchical mode the group that serves the
+		// cgroup unless that is the root group
+		struct efq_group_stats st {};
+		bool have = false;
+		if (!efq_) {
 			// no engine: no disk time, only the device's measurement
 		} else if (cg->blkcg == &blkcg_root) {
-			iog = efqd->root_group;
+			have = efq_group_stats(q_.get(), nullptr, &st);
 		} else if (cfg_.hierarchical) {
 			struct blkcg_gq *blkg = sim_blkg_get(cg->blkcg, q_.get());
-			spin_lock_irq(&efqd->lock);
-			iog = efq_group_of_blkg(efqd, blkg);
-			spin_unlock_irq(&efqd->lock);
+			have = efq_group_stats(q_.get(), blkg, &st);
 			sim_blkg_put(blkg);
-			if (iog == efqd->root_group)
-				iog = nullptr;
 		}
-		if (iog) {
-			g.weight = iog->entity.weight;
-			g.ioprio_class = iog->entity.ioprio_class;
-			g.disk_time_ms = static_cast<double>(iog->entity.total_time) / 1e6;
-			g.disk_sectors = iog->entity.total_sectors;
-			g.queued = iog->entity.nr_enqueued;
-			g.dequeued = iog->entity.nr_dequeued;
+		if (have) {
+			g.weight = st.weight;
+			g.ioprio_class = st.ioprio_class;
+			g.disk_time_ms = static_cast<double>(st.disk_time) / 1e6;
+			g.disk_sectors = st.disk_sectors;
+			g.queued = st.nr_enqueued;
+			g.dequeued = st.nr_dequeued;
 		}
 		// inclusive, like the engine's disk time: the cgroup and below
 		int64_t b = 0;
@@ -1058,7 +1053,7 @@ std::string Model::check_invariants() const
 	if (counters_.completed > counters_.dispatched)
 		err << "more completions (" << counters_.completed << ") than dispatches ("
 		    << counters_.dispatched << "); ";
-	if (outstanding() == 0 && events_.empty()) {
+	if (outstanding() == 0 && pending_events() == 0) {
 		if (counters_.dispatched != counters_.completed + counters_.driver_requeues)
 			err << "dispatched " << counters_.dispatched << " but completed "
 			    << counters_.completed << " and requeued by the driver "

@@ -32,8 +32,11 @@
 //   is re-run if it stopped because the device was full;
 // - blk_mq_run_hw_queues() from the scheduler (its timers, completions)
 //   schedules a run.
-// One event loop orders everything: its own events, the device's, and the
-// kernel timers of the shims (sim_clock).  Deterministic.
+// The model is a client of the simulation's one event queue (sim/events.h),
+// which also holds the shims' kernel timers: its own events (queue runs,
+// wake-ups, bio completions, the workload's) and its device's next event
+// (Device::next_event(), rescheduled after each call that may move it) are
+// events there.  Deterministic.
 #pragma once
 
 #include <cstdint>
@@ -42,13 +45,13 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
 #include "dev/device.h"
 #include "report/results.h"
 #include "workload/host.h"
+#include <sim/events.h>
 
 struct request;
 struct request_queue;
@@ -110,7 +113,7 @@ struct Counters {
 	uint64_t driver_requeues = 0;	 // given back by the driver (requeue_every)
 };
 
-class Model final : public workload::Host {
+class Model final : public workload::Host, private sim::EventClient {
 public:
 	Model(std::unique_ptr<dev::Device> dev, Config cfg);
 	~Model() override;
@@ -144,9 +147,11 @@ public:
 	// The error of the last create_task() that failed (e.g. a bad weight).
 	const std::string &task_error() const { return task_error_; }
 
-	// Run every event up to and including time @t.
+	// Run every event of the queue up to and including time @t, then set
+	// the clock to @t.
 	void run_until(int64_t t);
-	// Run until nothing is pending or in flight, or until @limit; true if
+	// Run the queue until nothing of the model is pending or in flight
+	// (requests, its own events, the device's), or until @limit; true if
 	// everything drained.
 	bool drain(int64_t limit);
 	// Requests queued in the scheduler or in flight.
@@ -159,7 +164,8 @@ public:
 
 	const Counters &counters() const { return counters_; }
 	const dev::Device &device() const { return *dev_; }
-	// Per cgroup: the engine's accounting and the device's measurement.
+	// Per cgroup: the engine's accounting (efq_group_stats()) and the
+	// device's measurement.
 	std::vector<report::GroupResult> group_results();
 	// Tunables as the scheduler shows them.
 	std::map<std::string, std::string> tunables();
@@ -197,15 +203,6 @@ private:
 	struct Bio;
 	struct Rq;
 	struct Cgroup;
-	struct Event {
-		int64_t when;
-		uint64_t seq;
-		std::function<void()> fn;
-		bool operator>(const Event &o) const
-		{
-			return when != o.when ? when > o.when : seq > o.seq;
-		}
-	};
 
 	Cgroup *cgroup(const std::string &path);
 	void set_current(const Task *t);
@@ -224,7 +221,10 @@ private:
 	void delay_run(int64_t when);
 	void complete(uint64_t id, int64_t when);
 	void free_request(struct request *rq);
-	void step(int64_t limit, bool *progressed);
+	// (Re)schedule the device's next event after a call that may have
+	// moved it; device_event() runs it.
+	void sync_device();
+	void device_event(int64_t when);
 	static void run_hook(struct request_queue *q, bool async);
 	static void free_hook(struct request_queue *q, struct request *rq);
 
@@ -249,9 +249,9 @@ private:
 	std::vector<std::unique_ptr<Task>> tasks_;
 	std::map<std::string, std::unique_ptr<Cgroup>> cgroups_;
 	std::vector<Cgroup *> cgroup_by_tag_;
-	std::list<Bio *> waiters_; // FIFO of bios waiting for a tag
-	std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-	uint64_t seq_ = 0;
+	std::list<Bio *> waiters_;  // FIFO of bios waiting for a tag
+	sim::EventId device_event_; // the device's next event on the queue
+	int64_t device_event_at_ = dev::kNever;
 	bool run_pending_ = false;
 	bool in_run_ = false;
 	bool restart_ = false;

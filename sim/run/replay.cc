@@ -15,6 +15,7 @@
 #include "blk/model.h"
 #include "dev/device.h"
 #include "report/json.h"
+#include "run/drive.h"
 #include "trace/event.h"
 #include "trace/ios.h"
 
@@ -304,7 +305,7 @@ private:
 	// submitters asleep for a tag are dropped and the requests drain, so
 	// that nothing is left behind.  False (with *err extended) if they
 	// do not drain or an invariant broke.
-	bool abandon(std::string *err);
+	bool abandon(Drive &drive, std::string *err);
 
 	blk::Model &model_;
 	const ReplayOptions &opt_;
@@ -495,42 +496,35 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 			pump(p);
 	}
 
-	int64_t last_shown = -1;
-	for (;;) {
-		bool done =
-			closed ? completed_ == recs_.size() : !more_ && completed_ == submitted_;
-		if (done || !err_.empty())
-			break;
-		int64_t limit = start_ + recorded_span() + kMaxSimNs;
-		if (model_.now() >= limit) {
-			// The report so far; then no more IO, and what is
-			// outstanding drains, so that nothing is left behind.
-			if (!b.error().empty()) {
-				*err = b.error();
-				return abandon(err) ? Status::bad_input : Status::internal;
-			}
-			collect(b, out);
-			out->run.stopped = "the simulated-time limit (24 h after the end of the "
-					   "trace) was reached before the replay finished: the "
-					   "report covers the replay up to then";
-			*err = out->run.stopped;
-			return abandon(err) ? Status::time_limit : Status::internal;
+	Drive drive(model_, start_, setup.progress);
+	const bool finished = drive.run(
+		[&] {
+			bool done = closed ? completed_ == recs_.size()
+					   : !more_ && completed_ == submitted_;
+			return done || !err_.empty();
+		},
+		[this] { return start_ + recorded_span() + kMaxSimNs; });
+	if (!finished) {
+		// The report so far; then no more IO, and what is outstanding
+		// drains, so that nothing is left behind.
+		if (!b.error().empty()) {
+			*err = b.error();
+			return abandon(drive, err) ? Status::bad_input : Status::internal;
 		}
-		int64_t t = std::min(model_.now() + kSec, limit);
-		model_.run_until(t);
-		int64_t s = (model_.now() - start_) / kSec;
-		if (setup.progress && s != last_shown) {
-			setup.progress(s);
-			last_shown = s;
-		}
+		collect(b, out);
+		out->run.stopped = "the simulated-time limit (24 h after the end of the "
+				   "trace) was reached before the replay finished: the "
+				   "report covers the replay up to then";
+		*err = out->run.stopped;
+		return abandon(drive, err) ? Status::time_limit : Status::internal;
 	}
 	if (!err_.empty() || !b.error().empty()) {
 		// bad input found while IO of the trace's earlier part is still
 		// in flight
 		*err = !err_.empty() ? err_ : b.error();
-		return abandon(err) ? Status::bad_input : Status::internal;
+		return abandon(drive, err) ? Status::bad_input : Status::internal;
 	}
-	if (!model_.drain(model_.now() + 3600 * kSec)) {
+	if (!drive.drain()) {
 		*err = "requests still outstanding after the replay (" +
 		       std::to_string(model_.outstanding()) + ")";
 		return Status::internal;
@@ -543,11 +537,10 @@ Status Replayer::run(const Setup &setup, trace::IoBuilder &b, ReplayResult *out,
 	return Status::ok;
 }
 
-bool Replayer::abandon(std::string *err)
+bool Replayer::abandon(Drive &drive, std::string *err)
 {
 	stopped_ = true;
-	model_.cancel_waiters();
-	if (!model_.drain(model_.now() + kMaxSimNs)) {
+	if (!drive.abandon()) {
 		*err += "; and the outstanding IO did not drain within 24 h of simulated time (" +
 			std::to_string(model_.outstanding()) + " requests)";
 		return false;

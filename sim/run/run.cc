@@ -7,12 +7,11 @@
 
 #include "blk/model.h"
 #include "dev/device.h"
+#include "run/drive.h"
 #include "workload/jobs.h"
 
 namespace efqsim::run {
 namespace {
-
-constexpr int64_t kSec = 1'000'000'000;
 
 Status check_scheduler(const std::string &name, std::string *err)
 {
@@ -135,21 +134,9 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 						  : model.task_error();
 		return Status::bad_input;
 	}
-	int64_t last_shown = -1;
-	bool limit = false;
-	while (!engine.finished()) {
-		int64_t t = std::min(model.now() + kSec, start + kMaxSimNs);
-		if (model.now() - start >= kMaxSimNs) {
-			limit = true;
-			break;
-		}
-		model.run_until(t);
-		int64_t shown = (model.now() - start) / kSec;
-		if (setup.progress && shown != last_shown) {
-			setup.progress(shown);
-			last_shown = shown;
-		}
-	}
+	Drive drive(model, start, setup.progress);
+	const bool limit = !drive.run([&] { return engine.finished(); },
+				      [start] { return start + kMaxSimNs; });
 	int64_t end = limit ? model.now() : engine.end_time();
 	// What each group got while the jobs ran, as fio measures them: the
 	// page cache may still write back for a while after the last job.
@@ -161,14 +148,13 @@ Status run_jobs(const Setup &setup, std::vector<workload::JobSpec> jobs,
 		// scheduler and the queue go down empty, as after any run.
 		jobs_so_far = engine.results();
 		engine.stop_all();
-		model.cancel_waiters();
-		if (!model.drain(model.now() + kMaxSimNs)) {
+		if (!drive.abandon()) {
 			*err = "the jobs did not finish within 24 h of simulated time, and their "
 			       "outstanding IO did not drain within 24 h more (" +
 			       std::to_string(model.outstanding()) + " requests)";
 			return Status::internal;
 		}
-	} else if (!model.drain(model.now() + 3600 * kSec)) {
+	} else if (!drive.drain()) {
 		*err = "requests still outstanding after the jobs ended (" +
 		       std::to_string(model.outstanding()) + ")";
 		return Status::internal;

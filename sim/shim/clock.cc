@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-// efqsim: the simulated clock, jiffies, hrtimers and timer_lists.  One
-// queue holds every armed timer, ordered by (firing time, arming sequence).
+// efqsim: the simulated clock, jiffies, hrtimers and timer_lists, on the
+// simulation's one event queue (sim/events.h), which lives here: an armed
+// timer is an event of Tier::timer, ordered by (firing time, arming
+// sequence) among the timers.
 
 #include <cstdint>
-#include <set>
-#include <tuple>
+#include <functional>
+#include <iterator>
 
 #include "internal.h"
+#include "sim/events.h"
 
 extern "C" {
 #include <linux/kernel.h>
@@ -24,61 +27,56 @@ constexpr unsigned int HRTIMER_MAGIC = 0x48525452;    // "HRTR"
 constexpr unsigned int TIMER_LIST_MAGIC = 0x544c5354; // "TLST"
 enum : unsigned char { KIND_HRTIMER = 1, KIND_TIMER_LIST = 2 };
 
-struct Key {
-	s64 when;
-	u64 seq;
-	sim_timer_node *node;
-	bool operator<(const Key &o) const { return std::tie(when, seq) < std::tie(o.when, o.seq); }
-};
-
-std::set<Key> g_queue;
-u64 g_seq;
-s64 g_now = SIM_CLOCK_START_NS;
 const void *g_running; // the timer whose callback runs now, like the kernel's base->running
 bool g_firing;
 
-void update_jiffies()
+void update_jiffies(s64 now)
 {
-	jiffies_64 = (u64)INITIAL_JIFFIES + (u64)(g_now / TICK_NSEC);
+	jiffies_64 = (u64)INITIAL_JIFFIES + (u64)(now / TICK_NSEC);
 	jiffies = (unsigned long)jiffies_64;
 }
+
+s64 now_ns()
+{
+	return sim::events().now();
+}
+
+void fire(sim_timer_node *n);
 
 void dequeue(sim_timer_node *n)
 {
 	if (!n->queued)
 		return;
-	g_queue.erase(Key{n->when, n->seq, n});
+	sim::events().cancel(sim::EventId{n->when, n->seq, sim::Tier::timer});
 	n->queued = 0;
 }
 
 void enqueue(sim_timer_node *n, s64 when)
 {
 	dequeue(n);
+	sim::EventId id = sim::events().schedule(
+		when, sim::Tier::timer, [n] { fire(n); }, nullptr, n);
 	n->when = when;
-	n->seq = ++g_seq;
+	n->seq = id.seq;
 	n->queued = 1;
-	g_queue.insert(Key{when, n->seq, n});
 }
 
 // The clock time at which jiffies reaches @expires.
 s64 jiffies_deadline(unsigned long expires)
 {
+	s64 now = now_ns();
 	long delta = (long)(expires - jiffies);
 	if (delta <= 0)
-		return g_now;
-	return g_now - g_now % TICK_NSEC + (s64)delta * TICK_NSEC;
+		return now;
+	return now - now % TICK_NSEC + (s64)delta * TICK_NSEC;
 }
 
-void fire_first()
+// The timer's event: the queue has taken it off and moved the clock to its
+// expiry (if that was ahead).
+void fire(sim_timer_node *n)
 {
-	Key k = *g_queue.begin();
-	g_queue.erase(g_queue.begin());
-	sim_timer_node *n = k.node;
+	const s64 when = n->when;
 	n->queued = 0;
-	if (k.when > g_now) {
-		g_now = k.when;
-		update_jiffies();
-	}
 	g_firing = true;
 	if (n->kind == KIND_HRTIMER) {
 		hrtimer *t = container_of(n, hrtimer, node);
@@ -90,7 +88,7 @@ void fire_first()
 		g_running = nullptr;
 		// After HRTIMER_NORESTART the timer may be freed: do not touch it.
 		if (ret == HRTIMER_RESTART && !t->node.queued) {
-			if (t->_softexpires <= k.when)
+			if (t->_softexpires <= when)
 				sim::warn(__FILE__, __LINE__,
 					  "hrtimer callback returned HRTIMER_RESTART without "
 					  "moving its expiry forward; not restarted");
@@ -117,23 +115,6 @@ bool may_run(const char *what)
 	return sim::require_top_level(what);
 }
 
-unsigned long advance_to(s64 target)
-{
-	unsigned long fired = 0;
-	for (;;) {
-		sim::run_deferred();
-		if (g_queue.empty() || g_queue.begin()->when > target)
-			break;
-		fire_first();
-		fired++;
-	}
-	if (target > g_now) {
-		g_now = target;
-		update_jiffies();
-	}
-	return fired;
-}
-
 void check_magic(const sim_timer_node *n, unsigned int magic, const char *what)
 {
 	if (n->magic != magic)
@@ -145,34 +126,184 @@ void check_magic(const sim_timer_node *n, unsigned int magic, const char *what)
 
 namespace sim {
 
-void check_timers_freed(const void *p, size_t size)
+EventClient::~EventClient()
+{
+	if (pending_)
+		events().cancel_all(this);
+}
+
+EventQueue &events()
+{
+	static EventQueue q(SIM_CLOCK_START_NS);
+	return q;
+}
+
+EventId EventQueue::schedule(int64_t when, Tier tier, std::function<void()> fn, EventClient *client,
+			     const void *object)
+{
+	Key k{when, tier, ++seq_};
+	events_.emplace(k, Event{std::move(fn), client, object});
+	per_tier_[static_cast<int>(tier)]++;
+	if (client)
+		client->pending_++;
+	return EventId{when, k.seq, tier};
+}
+
+EventQueue::Event EventQueue::take(std::map<Key, Event>::iterator it)
+{
+	Event e = std::move(it->second);
+	per_tier_[static_cast<int>(it->first.tier)]--;
+	if (e.client)
+		e.client->pending_--;
+	events_.erase(it);
+	return e;
+}
+
+bool EventQueue::cancel(const EventId &id)
+{
+	if (!id.valid())
+		return false;
+	auto it = events_.find(Key{id.when, id.tier, id.seq});
+	if (it == events_.end())
+		return false;
+	take(it);
+	return true;
+}
+
+bool EventQueue::pending(const EventId &id) const
+{
+	return id.valid() && events_.count(Key{id.when, id.tier, id.seq});
+}
+
+int64_t EventQueue::first(Tier tier) const
+{
+	if (!count(tier))
+		return kNever;
+	for (const auto &[k, e] : events_)
+		if (k.tier == tier)
+			return k.when;
+	return kNever;
+}
+
+int64_t EventQueue::next_time() const
+{
+	if (events_.empty())
+		return kNever;
+	const int64_t when = events_.begin()->first.when;
+	return when > now_ ? when : now_;
+}
+
+void EventQueue::set_now(int64_t t)
+{
+	if (t > now_) {
+		now_ = t;
+		update_jiffies(t);
+	}
+}
+
+bool EventQueue::run_next(int64_t limit, const char *what)
+{
+	if (events_.empty() || next_time() > limit || !may_run(what))
+		return false;
+	// The kernel's deferred work runs at the safe points: before the clock
+	// moves and around a timer.  It may arm or cancel timers, and so
+	// change what comes next.
+	if (events_.begin()->first.tier == Tier::timer || next_time() > now_) {
+		run_deferred();
+		if (events_.empty())
+			return false;
+		if (next_time() > limit)
+			return true;
+	}
+	auto it = events_.begin();
+	const Tier tier = it->first.tier;
+	set_now(it->first.when);
+	Event e = take(it);
+	e.fn();
+	if (tier == Tier::timer)
+		run_deferred();
+	return true;
+}
+
+unsigned long EventQueue::run_until(int64_t t, const char *what)
+{
+	if (!may_run(what))
+		return 0;
+	unsigned long ran = 0;
+	for (;;) {
+		run_deferred();
+		if (events_.empty() || events_.begin()->first.when > t)
+			break;
+		auto it = events_.begin();
+		set_now(it->first.when);
+		Event e = take(it);
+		e.fn();
+		ran++;
+	}
+	set_now(t);
+	return ran;
+}
+
+void EventQueue::remove_within(const void *p, size_t size, Tier tier,
+			       const std::function<void(const void *object)> &fn)
 {
 	auto lo = reinterpret_cast<uintptr_t>(p);
-	for (auto it = g_queue.begin(); it != g_queue.end();) {
-		auto n = reinterpret_cast<uintptr_t>(it->node);
-		if (n >= lo && n < lo + size) {
-			sim::warn(__FILE__, __LINE__,
-				  sim::format("freeing memory that holds an armed %s",
-					      it->node->kind == KIND_HRTIMER ? "hrtimer"
-									     : "timer_list"));
-			it->node->queued = 0;
-			it = g_queue.erase(it);
+	for (auto it = events_.begin(); it != events_.end();) {
+		auto o = reinterpret_cast<uintptr_t>(it->second.object);
+		if (it->first.tier == tier && o >= lo && o < lo + size) {
+			const void *object = it->second.object;
+			auto next = std::next(it);
+			take(it);
+			fn(object);
+			it = next;
 		} else {
 			++it;
 		}
 	}
 }
 
+void EventQueue::cancel_all(EventClient *client)
+{
+	for (auto it = events_.begin(); it != events_.end() && client->pending_;) {
+		if (it->second.client == client)
+			take(it++);
+		else
+			++it;
+	}
+}
+
+void EventQueue::reset(int64_t now)
+{
+	// Nothing of the events is touched but their clients' counts: a
+	// timer's memory may already be gone at the end of a failed test.
+	for (auto &[k, e] : events_)
+		if (e.client)
+			e.client->pending_--;
+	events_.clear();
+	for (size_t &n : per_tier_)
+		n = 0;
+	now_ = now;
+	update_jiffies(now);
+}
+
+void check_timers_freed(const void *p, size_t size)
+{
+	events().remove_within(p, size, Tier::timer, [](const void *object) {
+		auto *n = static_cast<sim_timer_node *>(const_cast<void *>(object));
+		sim::warn(__FILE__, __LINE__,
+			  sim::format("freeing memory that holds an armed %s",
+				      n->kind == KIND_HRTIMER ? "hrtimer" : "timer_list"));
+		n->queued = 0;
+	});
+}
+
 void clock_reset()
 {
 	// Timers still armed are dropped without touching them: their memory
 	// may already be gone at the end of a failed test.
-	g_queue.clear();
-	g_seq = 0;
-	g_now = SIM_CLOCK_START_NS;
+	events().reset(SIM_CLOCK_START_NS);
 	g_running = nullptr;
 	g_firing = false;
-	update_jiffies();
 }
 
 } // namespace sim
@@ -184,7 +315,7 @@ u64 jiffies_64 = (u64)INITIAL_JIFFIES + SIM_CLOCK_START_NS / TICK_NSEC;
 
 s64 sim_clock_now(void)
 {
-	return g_now;
+	return now_ns();
 }
 
 unsigned long sim_clock_advance(s64 ns)
@@ -193,45 +324,41 @@ unsigned long sim_clock_advance(s64 ns)
 		sim::warn(__FILE__, __LINE__, "sim_clock_advance() with a negative step");
 		return 0;
 	}
-	if (!may_run("sim_clock_advance()"))
-		return 0;
-	return advance_to(g_now + ns);
+	return sim::events().run_until(now_ns() + ns, "sim_clock_advance()");
 }
 
 unsigned long sim_clock_set(s64 ns)
 {
-	if (ns < g_now) {
+	if (ns < now_ns()) {
 		sim::warn(__FILE__, __LINE__, "sim_clock_set() would move the clock backwards");
 		return 0;
 	}
-	if (!may_run("sim_clock_set()"))
-		return 0;
-	return advance_to(ns);
+	return sim::events().run_until(ns, "sim_clock_set()");
 }
 
 bool sim_clock_next_expiry(s64 *ns)
 {
-	if (g_queue.empty())
+	if (!sim::events().count(sim::Tier::timer))
 		return false;
-	*ns = g_queue.begin()->when;
+	*ns = sim::events().first(sim::Tier::timer);
 	return true;
 }
 
 bool sim_clock_run_next(void)
 {
-	if (!may_run("sim_clock_run_next()"))
+	sim::EventQueue &q = sim::events();
+	if (q.empty()) {
+		// still a safe point
+		if (may_run("sim_clock_run_next()"))
+			sim::run_deferred();
 		return false;
-	sim::run_deferred();
-	if (g_queue.empty())
-		return false;
-	fire_first();
-	sim::run_deferred();
-	return true;
+	}
+	return q.run_next(sim::EventQueue::kNever, "sim_clock_run_next()");
 }
 
 unsigned long sim_clock_pending(void)
 {
-	return g_queue.size();
+	return sim::events().count(sim::Tier::timer);
 }
 
 void sim_clock_reset(void)
@@ -259,7 +386,7 @@ void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 range_ns,
 {
 	check_magic(&timer->node, HRTIMER_MAGIC, "hrtimer_start()");
 	if (mode & HRTIMER_MODE_REL) {
-		if (__builtin_add_overflow(g_now, tim, &tim))
+		if (__builtin_add_overflow(now_ns(), tim, &tim))
 			tim = KTIME_MAX;
 	}
 	timer->_softexpires = tim;
