@@ -2098,10 +2098,11 @@ EXPORT_SYMBOL_GPL(efq_request_add);
 
 static void efq_group_rq_done(struct efq_data *efqd, struct efq_group *iog)
 {
-	if (!WARN_ON_ONCE(!iog->nr_requests))
-		iog->nr_requests--;
-	if (!WARN_ON_ONCE(!efqd->nr_held))
-		WRITE_ONCE(efqd->nr_held, efqd->nr_held - 1);
+	/* a release without its request: neither count moves */
+	if (WARN_ON_ONCE(!iog->nr_requests || !efqd->nr_held))
+		return;
+	iog->nr_requests--;
+	WRITE_ONCE(efqd->nr_held, efqd->nr_held - 1);
 }
 
 static void efq_request_removed(struct efq_data *efqd, struct efq_queue *ioq,
@@ -2845,7 +2846,10 @@ EXPORT_SYMBOL_GPL(efq_set_hierarchical);
  * For code outside the engine that reports per group (efqsim's results):
  * the group that serves @blkg's requests, found as efq_group_of_blkg()
  * finds it (which links it into the hierarchy on first use), and its
- * accounting.
+ * accounting.  @q must run one of efq's schedulers and stay on it for
+ * the call (no scheduler switch), and the caller holds a reference on
+ * @blkg.  The lookup links the group into the hierarchy, which changes
+ * what the engine does next: read the stats once a run is over.
  *
  * Return: true with @stats filled in; false, leaving @stats alone, if
  * @blkg's requests go to the root group (flat mode, or neither its cgroup
@@ -2856,8 +2860,9 @@ bool efq_group_stats(struct request_queue *q, struct blkcg_gq *blkg,
 {
 	struct efq_data *efqd = q->elevator->elevator_data;
 	struct efq_group *iog;
+	unsigned long flags;
 
-	spin_lock_irq(&efqd->lock);
+	spin_lock_irqsave(&efqd->lock, flags);
 	iog = blkg ? efq_group_of_blkg(efqd, blkg) : efqd->root_group;
 	if (blkg && iog == efqd->root_group)
 		iog = NULL;
@@ -2869,7 +2874,7 @@ bool efq_group_stats(struct request_queue *q, struct blkcg_gq *blkg,
 		stats->nr_enqueued = iog->entity.nr_enqueued;
 		stats->nr_dequeued = iog->entity.nr_dequeued;
 	}
-	spin_unlock_irq(&efqd->lock);
+	spin_unlock_irqrestore(&efqd->lock, flags);
 	return iog;
 }
 EXPORT_SYMBOL_GPL(efq_group_stats);
@@ -3146,7 +3151,8 @@ void efq_exit_data(struct efq_data *efqd)
 	spin_lock_irq(&efqd->lock);
 	efqd->idle_armed = false;
 	efq_expire_active(efqd, EFQ_EXPIRE_FORCED);
-	WARN_ON_ONCE(efqd->busy_queues || efqd->nr_queued || efqd->nr_bypass);
+	WARN_ON_ONCE(efqd->busy_queues || efqd->nr_queued || efqd->nr_bypass ||
+		     efqd->nr_held);
 	spin_unlock_irq(&efqd->lock);
 
 	efq_cgroup_deactivate(efqd);
