@@ -25,6 +25,9 @@
  *  - blkcg_conf_open_bdev()/blkg_conf_prep() take a reference on the disk
  *    without opening it (blkdev_get_no_open()); blkdev_get_by_dev() opens
  *    it and runs the driver's open (see sim_disk_set_open_error()).
+ *
+ * Kind: kernel behaviour (6.1's block/blk-cgroup.[ch]; 6.12's disk-based API not followed)
+ * Exceptions: sim_name (the cgroup's name, for the sim's files) is the sim's
  */
 #ifndef _SIM_BLK_CGROUP_PRIVATE_H
 #define _SIM_BLK_CGROUP_PRIVATE_H

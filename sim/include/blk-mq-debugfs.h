@@ -4,6 +4,9 @@
  * schedulers fill in (queue_debugfs_attrs), and the request printer their
  * list files use.  The sim reads them with sim_elv_debugfs_read()
  * (<sim/blk.h>).
+ *
+ * Kind: kernel behaviour (6.1's request line of blk-mq-debugfs.c; 6.12 the same)
+ * Exceptions: the files are read by the sim (sim_elv_debugfs_read()), not through debugfs
  */
 #ifndef _SIM_BLK_MQ_DEBUGFS_H
 #define _SIM_BLK_MQ_DEBUGFS_H

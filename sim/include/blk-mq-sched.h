@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * efqsim shim of block/blk-mq-sched.h (6.1).  The merge helpers are
- * implemented by the sim's block layer model.
+ * efqsim shim of block/blk-mq-sched.h (6.1).  The merge helpers are the
+ * block core's, re-implemented with 6.1's semantics in sim/shim/blk-mq.cc
+ * (not by the block layer model in sim/blk).
+ *
+ * Kind: kernel behaviour (6.1's block/blk-mq-sched.[ch] merge entry points; 6.12 the same)
+ * Exceptions: blk_mq_sched_mark_restart_hctx() also counts the call for the model (simulation)
  */
 #ifndef _SIM_BLK_MQ_SCHED_H
 #define _SIM_BLK_MQ_SCHED_H
@@ -17,7 +21,8 @@ bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio, unsigned i
 			    struct request **merged_request);
 bool blk_mq_sched_try_insert_merge(struct request_queue *q, struct request *rq,
 				   struct list_head *free);
-/* Counts the call in hctx->queue->sim_restart_count. */
+/* Sets BLK_MQ_S_SCHED_RESTART, as 6.1 does; also counts the call in
+ * hctx->queue->sim_restart_count. */
 void blk_mq_sched_mark_restart_hctx(struct blk_mq_hw_ctx *hctx);
 SIM_END_DECLS
 

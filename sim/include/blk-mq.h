@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim of block/blk-mq.h (6.1): what schedulers use of it. */
+/*
+ * efqsim shim of block/blk-mq.h (6.1): what schedulers use of it.
+ *
+ * Kind: kernel behaviour (6.1's block/blk-mq.h: alloc data, blk_mq_free_requests(); 6.12 the same)
+ * Exceptions: one software and one hardware context
+ */
 #ifndef _SIM_BLK_MQ_PRIVATE_H
 #define _SIM_BLK_MQ_PRIVATE_H
 

@@ -2,6 +2,9 @@
 /*
  * efqsim shim of block/blk-wbt.h (6.1): the sim has no writeback throttling;
  * it records whether the scheduler turned the default off (and back on).
+ *
+ * Kind: stub (no writeback throttling; 6.12's versions take the disk)
+ * Exceptions: the call is recorded in q->sim_wbt_disabled for the tests
  */
 #ifndef _SIM_BLK_WBT_H
 #define _SIM_BLK_WBT_H

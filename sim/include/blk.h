@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim of block/blk.h (6.1): the few helpers schedulers use. */
+/*
+ * efqsim shim of block/blk.h (6.1): the few helpers schedulers use.
+ *
+ * Kind: kernel behaviour (6.1's block/blk.h: rq_mergeable(), discard merges, io_cq; 6.12 the same)
+ */
 #ifndef _SIM_BLK_INTERNAL_H
 #define _SIM_BLK_INTERNAL_H
 

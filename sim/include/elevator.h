@@ -3,6 +3,9 @@
  * efqsim shim of block/elevator.h (6.1): the elevator type and ops table,
  * registration into the sim's registry (sim_elv_find() in <sim/blk.h>),
  * elevator_alloc(), and the sector-sorted rbtree helpers.
+ *
+ * Kind: kernel behaviour (6.1's block/elevator.[ch]; 6.12's insert_requests flags not followed)
+ * Exceptions: elv_register() fills the sim's registry (sim_elv_find())
  */
 #ifndef _SIM_ELEVATOR_H
 #define _SIM_ELEVATOR_H

@@ -40,6 +40,9 @@
 // Tag handling is the sim's block model's (request_queue.sim_free_request);
 // A request the driver has is one in MQ_RQ_IN_FLIGHT (the model sets it as
 // blk_mq_start_request() does, and clears it at requeue and free).
+//
+// Kind: kernel behaviour (6.1's request merging and freeing; 6.12 the same for these)
+// Exceptions: broken invariants are reported (WARN) and skipped; tags are the block model's
 #include <string>
 
 #include "internal.h"

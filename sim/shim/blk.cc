@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim: the elevator registry and the blk-mq calls schedulers make,
 // blktrace messages, sysfs_emit and seq_file buffers.
+//
+// Kind: kernel behaviour (6.1's elevator registry, elv_rb_*, rqhash, sysfs_emit, seq_file)
+// Exceptions: queue runs go to the model (simulation), so does blktrace; freezing only counts
 
 #include <cstdarg>
 #include <cstdlib>

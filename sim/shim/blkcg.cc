@@ -3,6 +3,9 @@
 // (cgroup, queue) pair, policy registration and activation, and the
 // cgroup files of policies.  Locking and callback order follow 6.1's
 // block/blk-cgroup.c (see the comment in sim/include/blk-cgroup.h).
+//
+// Kind: kernel behaviour (6.1's block/blk-cgroup.c order of callbacks and locks)
+// Exceptions: the sim_* hierarchy, cgroup file and disk calls are the sim's (simulation)
 
 #include <cctype>
 #include <cstdio>

@@ -3,6 +3,9 @@
 // simulation's one event queue (sim/events.h), which lives here: an armed
 // timer is an event of Tier::timer, ordered by (firing time, arming
 // sequence) among the timers.
+//
+// Kind: simulation (the simulated clock and the event queue)
+// Exceptions: hrtimer, timer_list and jiffies follow the kernel's semantics (kernel behaviour)
 
 #include <cstdint>
 #include <functional>

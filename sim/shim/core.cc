@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim: execution contexts, tasks, printk, WARN/BUG, the lock checker,
 // interrupt state, RCU read sides and module registration.
+//
+// Kind: kernel behaviour (printk, ratelimit, WARN/BUG, lockdep and might_sleep rules)
+// Exceptions: contexts, tasks, sleep hook, module table are the sim's; request_module() stub
 
 #include <cstdio>
 #include <cstdlib>

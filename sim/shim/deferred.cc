@@ -3,6 +3,9 @@
 // softirq context) and work items (run in task context as the kworker).
 // Both run only at safe points: sim_quiesce(), synchronize_rcu(),
 // rcu_barrier(), flush_work()/flush_workqueue() and each clock step.
+//
+// Kind: kernel behaviour (call_rcu(), kfree_rcu(), synchronize_rcu(), work item semantics)
+// Exceptions: when they run (the sim's safe points) is the sim's (simulation)
 
 #include <deque>
 #include <string>

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim: declarations shared by the shim's implementation files only.
+//
+// Kind: simulation
 #pragma once
 
 #include <cstdarg>

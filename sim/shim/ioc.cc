@@ -3,6 +3,9 @@
 // one io_cq per (io_context, queue), created on demand for elevators
 // with icq_size, with init_icq/exit_icq called under the queue and ioc
 // locks, freed after an RCU grace period.
+//
+// Kind: kernel behaviour (6.1's block/blk-ioc.c; 6.12 the same)
+// Exceptions: sim_task_share_io_context() stands for clone(CLONE_IO) (simulation)
 
 #include "internal.h"
 

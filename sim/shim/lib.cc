@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim: string helpers and kstrto*() with the kernel's parsing rules.
+//
+// Kind: kernel behaviour (6.1's lib/kstrtox.c, lib/string.c and scnprintf(); 6.12 the same)
 
 #include <cctype>
 #include <cerrno>

@@ -3,6 +3,8 @@
 // is red or black, the root is black, a red node has no red child, and every
 // path from a node to its leaves crosses the same number of black nodes.
 // The colour lives in bit 0 of __rb_parent_color (0 red, 1 black).
+//
+// Kind: kernel behaviour (lib/rbtree.c's rules and in-order results; the code is the sim's)
 
 extern "C" {
 #include <linux/rbtree.h>

@@ -3,6 +3,8 @@
 // RCU grace period, as in the kernel: the switch holds a reference of its
 // own, so ->release runs from the RCU callback (softirq) or from the last
 // put after it, never inside percpu_ref_kill().
+//
+// Kind: kernel behaviour (6.1's lib/percpu-refcount.c: kill, switch after a grace period)
 
 #include "internal.h"
 

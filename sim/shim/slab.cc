@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // efqsim: kmalloc and slab caches over malloc, with live-object bookkeeping,
 // failure injection and the might-sleep check.
+//
+// Kind: kernel behaviour (kmalloc and slab cache semantics, might-sleep for reclaiming GFP)
+// Exceptions: bookkeeping, leak counts and failure injection are the sim's (simulation)
 
 #include <cstddef>
 #include <cstdio>

@@ -2,6 +2,8 @@
 /*
  * efqsim shim: memory barriers.  The sim runs on one thread, so the SMP
  * barriers only need to stop the compiler from reordering.
+ *
+ * Kind: stub (one thread: the barriers only stop compiler reordering)
  */
 #ifndef _SIM_ASM_BARRIER_H
 #define _SIM_ASM_BARRIER_H

@@ -2,6 +2,8 @@
 /*
  * efqsim shim: atomics.  The sim is single-threaded, so these are plain
  * operations on the counter with the kernel's return conventions.
+ *
+ * Kind: kernel behaviour (the kernel's atomic_t return conventions, on one thread)
  */
 #ifndef _SIM_LINUX_ATOMIC_H
 #define _SIM_LINUX_ATOMIC_H

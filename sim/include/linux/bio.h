@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: bio helpers. */
+/*
+ * efqsim shim: bio helpers.
+ *
+ * Kind: kernel behaviour (6.1's bio helpers; 6.12 the same)
+ */
 #ifndef _SIM_LINUX_BIO_H
 #define _SIM_LINUX_BIO_H
 

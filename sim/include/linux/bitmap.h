@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: the bitmap helpers the code needs. */
+/*
+ * efqsim shim: the bitmap helpers the code needs.
+ *
+ * Kind: kernel behaviour (lib/bitmap.c results)
+ */
 #ifndef _SIM_LINUX_BITMAP_H
 #define _SIM_LINUX_BITMAP_H
 

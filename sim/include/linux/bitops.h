@@ -2,6 +2,8 @@
 /*
  * efqsim shim: bit operations on arrays of unsigned long.  The "atomic"
  * and the non-atomic (__) forms are the same on one thread.
+ *
+ * Kind: kernel behaviour (bit operations and find_*_bit() results)
  */
 #ifndef _SIM_LINUX_BITOPS_H
 #define _SIM_LINUX_BITOPS_H

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: bit and mask helpers. */
+/*
+ * efqsim shim: bit and mask helpers.
+ *
+ * Kind: kernel behaviour (BIT(), GENMASK() on a 64-bit kernel)
+ */
 #ifndef _SIM_LINUX_BITS_H
 #define _SIM_LINUX_BITS_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: the public blkcg header of 6.1. */
+/*
+ * efqsim shim: the public blkcg header of 6.1.
+ *
+ * Kind: kernel behaviour (6.1's public blkcg calls, in sim/shim/blkcg.cc; 6.12 the same)
+ */
 #ifndef _SIM_LINUX_BLK_CGROUP_H
 #define _SIM_LINUX_BLK_CGROUP_H
 

@@ -2,6 +2,9 @@
 /*
  * efqsim shim: struct request and the hardware context as schedulers see
  * them (6.1 field names), and the blk-mq calls schedulers make.
+ *
+ * Kind: kernel behaviour (6.1's struct request, RQF_*, helpers; 6.12's RQF_USE_SCHED not followed)
+ * Exceptions: runs and frees go to the block model (simulation); blk_rq_cur_bytes() differs
  */
 #ifndef _SIM_LINUX_BLK_MQ_H
 #define _SIM_LINUX_BLK_MQ_H

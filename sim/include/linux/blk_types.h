@@ -2,6 +2,8 @@
 /*
  * efqsim shim: block layer types -- operations and flags (6.1's values),
  * struct bio and struct block_device with the fields the sim uses.
+ *
+ * Kind: kernel behaviour (6.1's operations and flag values; 6.12 the same for these)
  */
 #ifndef _SIM_LINUX_BLK_TYPES_H
 #define _SIM_LINUX_BLK_TYPES_H

@@ -3,6 +3,9 @@
  * efqsim shim: request queues and disks, with the 6.1 fields schedulers
  * and blkcg use, plus a few sim_* fields the sim's block layer model
  * fills in (see <sim/blk.h>).
+ *
+ * Kind: kernel behaviour (6.1's request_queue, gendisk, flags; 6.12's BLK_FEAT_* not followed)
+ * Exceptions: the sim_* fields are the block model's (simulation); freezing only counts (stub)
  */
 #ifndef _SIM_LINUX_BLKDEV_H
 #define _SIM_LINUX_BLKDEV_H
@@ -89,7 +92,7 @@ struct request_queue {
 	void *sim_priv;
 	/* the sim's block model: give a request's tag back (blk_mq_free_request) */
 	void (*sim_free_request)(struct request_queue *q, struct request *rq);
-	/* sim: counters of calls the model did not take */
+	/* sim: every blk_mq_run_hw_queues() and blk_mq_sched_mark_restart_hctx() call */
 	unsigned long sim_run_count;
 	unsigned long sim_restart_count;
 	bool sim_wbt_disabled;

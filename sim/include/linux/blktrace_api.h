@@ -3,6 +3,8 @@
  * efqsim shim: blk_add_trace_msg() hands the formatted message to the
  * sim's trace hook (<sim/blk.h>), or prints it at KERN_DEBUG.  Nothing is
  * formatted when neither would see it.
+ *
+ * Kind: simulation (blk_add_trace_msg() goes to the sim's trace hook or printk)
  */
 #ifndef _SIM_LINUX_BLKTRACE_API_H
 #define _SIM_LINUX_BLKTRACE_API_H

@@ -5,6 +5,9 @@
  * The *_ONCE variants print once per site between two sim_warn_reset()
  * calls but count every hit, so each test sees its own warnings.
  * BUG()/BUG_ON() print and abort().
+ *
+ * Kind: kernel behaviour (WARN*() return the condition, BUG() stops; 6.1 = 6.12)
+ * Exceptions: every WARN is counted for the tests, and *_ONCE is once per test (sim_warn_reset())
  */
 #ifndef _SIM_LINUX_BUG_H
 #define _SIM_LINUX_BUG_H

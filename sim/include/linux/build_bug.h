@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: compile-time assertions. */
+/*
+ * efqsim shim: compile-time assertions.
+ *
+ * Kind: stub (compile-time assertions, checked by the compiler)
+ */
 #ifndef _SIM_LINUX_BUILD_BUG_H
 #define _SIM_LINUX_BUILD_BUG_H
 

@@ -3,6 +3,9 @@
  * efqsim shim: the slice of cgroup core that blkcg policies touch: css,
  * cftype (6.1 members) and the kernfs file handle of a write.  cgroups
  * are made and removed by the sim (<sim/blkcg.h>).
+ *
+ * Kind: kernel behaviour (6.1's css reference rules and cftype; 6.12 the same for these)
+ * Exceptions: cgroups are made by the sim and task_css() reads the sim's task cgroup (simulation)
  */
 #ifndef _SIM_LINUX_CGROUP_H
 #define _SIM_LINUX_CGROUP_H

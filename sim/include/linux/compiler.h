@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: branch hints, compiler barrier, READ_ONCE/WRITE_ONCE. */
+/*
+ * efqsim shim: branch hints, compiler barrier, READ_ONCE/WRITE_ONCE.
+ *
+ * Kind: stub (hints, compiler barrier, READ_ONCE/WRITE_ONCE on one thread)
+ */
 #ifndef _SIM_LINUX_COMPILER_H
 #define _SIM_LINUX_COMPILER_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: attribute shorthands used by kernel code (GCC/G++ only). */
+/*
+ * efqsim shim: attribute shorthands used by kernel code (GCC/G++ only).
+ *
+ * Kind: stub (attribute shorthands)
+ */
 #ifndef _SIM_LINUX_COMPILER_ATTRIBUTES_H
 #define _SIM_LINUX_COMPILER_ATTRIBUTES_H
 

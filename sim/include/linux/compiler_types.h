@@ -2,6 +2,8 @@
 /*
  * efqsim shim: the annotations the kernel's compiler_types.h provides.
  * Sparse address-space and locking annotations expand to nothing here.
+ *
+ * Kind: stub (sparse and section annotations expand to nothing)
  */
 #ifndef _SIM_LINUX_COMPILER_TYPES_H
 #define _SIM_LINUX_COMPILER_TYPES_H

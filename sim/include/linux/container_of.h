@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: container_of (member type checked in C). */
+/*
+ * efqsim shim: container_of (member type checked in C).
+ *
+ * Kind: kernel behaviour (container_of(), with the type check in C)
+ */
 #ifndef _SIM_LINUX_CONTAINER_OF_H
 #define _SIM_LINUX_CONTAINER_OF_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: error values encoded in pointers. */
+/*
+ * efqsim shim: error values encoded in pointers.
+ *
+ * Kind: kernel behaviour (ERR_PTR() encoding, MAX_ERRNO 4095)
+ */
 #ifndef _SIM_LINUX_ERR_H
 #define _SIM_LINUX_ERR_H
 

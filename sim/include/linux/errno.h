@@ -3,6 +3,8 @@
  * efqsim shim: errno values.  The user-visible ones come from the uapi
  * header (glibc's <errno.h> reaches <linux/errno.h> too); the kernel-only
  * ones are added here with the kernel's numbers.
+ *
+ * Kind: kernel behaviour (the kernel-only errno numbers)
  */
 #ifndef _SIM_LINUX_ERRNO_H
 #define _SIM_LINUX_ERRNO_H

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: symbol exports are no-ops (everything links statically). */
+/*
+ * efqsim shim: symbol exports are no-ops (everything links statically).
+ *
+ * Kind: stub (exports are no-ops: everything links statically)
+ */
 #ifndef _SIM_LINUX_EXPORT_H
 #define _SIM_LINUX_EXPORT_H
 

@@ -3,6 +3,8 @@
  * efqsim shim: the file-mode bits the block layer takes.  As 6.1's fs.h
  * does, it brings in the I/O priorities (mq-deadline uses them without
  * including <linux/ioprio.h> itself).
+ *
+ * Kind: stub (file-mode bits nothing interprets, and 6.1's include of ioprio.h)
  */
 #ifndef _SIM_LINUX_FS_H
 #define _SIM_LINUX_FS_H

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efqsim shim: whether an allocation may sleep, and NUMA_NO_NODE.
+ *
+ * Kind: kernel behaviour (gfpflags_allow_blocking())
+ */
 #ifndef _SIM_LINUX_GFP_H
 #define _SIM_LINUX_GFP_H
 

@@ -3,6 +3,9 @@
  * efqsim shim: allocation flags.  The bit values are the sim's own; the
  * composition follows the kernel: GFP_KERNEL may sleep (it includes
  * __GFP_DIRECT_RECLAIM), GFP_NOWAIT and GFP_ATOMIC may not.
+ *
+ * Kind: kernel behaviour (which GFP_* may sleep: the might-sleep check reads it)
+ * Exceptions: the bit values are the sim's own
  */
 #ifndef _SIM_LINUX_GFP_TYPES_H
 #define _SIM_LINUX_GFP_TYPES_H

@@ -6,6 +6,9 @@
  * runs in hardirq context (softirq for HRTIMER_MODE_SOFT) with the clock
  * at the expiry time.  A timer armed in the past fires at the next clock
  * step, at the current time.
+ *
+ * Kind: kernel behaviour (6.1's hrtimer API on the simulated clock; 6.12 the same)
+ * Exceptions: a timer fires exactly at its soft expiry (no slack, no timer interrupt latency)
  */
 #ifndef _SIM_LINUX_HRTIMER_H
 #define _SIM_LINUX_HRTIMER_H

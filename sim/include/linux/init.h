@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: section annotations are meaningless in userspace. */
+/*
+ * efqsim shim: section annotations are meaningless in userspace.
+ *
+ * Kind: stub (section annotations)
+ */
 #ifndef _SIM_LINUX_INIT_H
 #define _SIM_LINUX_INIT_H
 

@@ -3,6 +3,9 @@
  * efqsim shim: a task's I/O context and the per-(context, queue) io_cq
  * that elevators extend (elevator_type.icq_size), with 6.1's fields.  The
  * sim's block layer model creates and looks up the io_cqs.
+ *
+ * Kind: kernel behaviour (6.1's io_context and io_cq, in sim/shim/ioc.cc; 6.12 the same)
+ * Exceptions: sim_task_share_io_context() stands for clone(CLONE_IO) (simulation)
  */
 #ifndef _SIM_LINUX_IOCONTEXT_H
 #define _SIM_LINUX_IOCONTEXT_H

@@ -4,6 +4,9 @@
  * uapi: bits 13-15 the class, bits 0-2 the level, bits 3-12 an I/O hint
  * (which says nothing about the level: a hinted best-effort level 0 is
  * still level 0).
+ *
+ * Kind: kernel behaviour (Debian 6.1's ioprio encoding with hints, the same in 6.12)
+ * Exceptions: task_nice_ioclass() knows no SCHED_DEADLINE (the sim has no such task)
  */
 #ifndef _SIM_LINUX_IOPRIO_H
 #define _SIM_LINUX_IOPRIO_H

@@ -3,6 +3,8 @@
  * efqsim shim: the interrupt flag of the current context.  Hardirq
  * context starts with interrupts disabled; enabling them there is a lock
  * error, as the kernel warns about handlers that enable interrupts.
+ *
+ * Kind: kernel behaviour (interrupt state with lockdep's rules, checked)
  */
 #ifndef _SIM_LINUX_IRQFLAGS_H
 #define _SIM_LINUX_IRQFLAGS_H

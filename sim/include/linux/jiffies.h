@@ -4,6 +4,9 @@
  * kernel), and, as in the kernel, jiffies start 5 minutes before a 32-bit
  * wrap (INITIAL_JIFFIES) at clock time 0.  `jiffies` is a variable the
  * clock updates whenever it moves.
+ *
+ * Kind: kernel behaviour (HZ 250, INITIAL_JIFFIES, time_after(), conversions; 6.1 = 6.12)
+ * Exceptions: jiffies follow the simulated clock; jiffies_to_nsecs() does not wrap as 6.1's
  */
 #ifndef _SIM_LINUX_JIFFIES_H
 #define _SIM_LINUX_JIFFIES_H

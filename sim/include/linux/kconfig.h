@@ -7,6 +7,9 @@
  * blkcg.  Of efq's own options, the debug ones are on
  * (CONFIG_DEBUG_GROUP_IOSCHED: the io.efq.disk_queue/disk_dequeue files),
  * as in the out-of-tree module build (kernel/Kbuild).
+ *
+ * Kind: simulation (the simulated kernel's configuration)
+ * Exceptions: IS_ENABLED() and friends behave as the kernel's
  */
 #ifndef _SIM_LINUX_KCONFIG_H
 #define _SIM_LINUX_KCONFIG_H

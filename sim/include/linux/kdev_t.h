@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: in-kernel dev_t encoding (12-bit major, 20-bit minor). */
+/*
+ * efqsim shim: in-kernel dev_t encoding (12-bit major, 20-bit minor).
+ *
+ * Kind: kernel behaviour (the in-kernel dev_t encoding)
+ */
 #ifndef _SIM_LINUX_KDEV_T_H
 #define _SIM_LINUX_KDEV_T_H
 

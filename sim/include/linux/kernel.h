@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: the grab bag of <linux/kernel.h>. */
+/*
+ * efqsim shim: the grab bag of <linux/kernel.h>.
+ *
+ * Kind: kernel behaviour (ALIGN() and friends, might_sleep() checked, scnprintf(), kasprintf())
+ */
 #ifndef _SIM_LINUX_KERNEL_H
 #define _SIM_LINUX_KERNEL_H
 

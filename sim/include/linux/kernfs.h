@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: an open cgroup file. */
+/*
+ * efqsim shim: an open cgroup file.
+ *
+ * Kind: stub (a handle: what of_css() returns is set by the sim)
+ */
 #ifndef _SIM_LINUX_KERNFS_H
 #define _SIM_LINUX_KERNFS_H
 

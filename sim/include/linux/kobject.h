@@ -2,6 +2,9 @@
 /*
  * efqsim shim: a kobject is only a reference count with a release
  * function here (no sysfs tree).
+ *
+ * Kind: kernel behaviour (a kref's life cycle: release at the last put, WARN on underflow)
+ * Exceptions: no sysfs directory, no name handling (stub)
  */
 #ifndef _SIM_LINUX_KOBJECT_H
 #define _SIM_LINUX_KOBJECT_H

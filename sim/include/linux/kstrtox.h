@@ -3,6 +3,8 @@
  * efqsim shim: kstrto*() with the kernel's rules: optional leading '+'
  * ('-' for signed types), base 0 autodetects 0x/0 prefixes, one trailing
  * newline is accepted, anything else is -EINVAL, out of range is -ERANGE.
+ *
+ * Kind: kernel behaviour (6.1's lib/kstrtox.c rules, in sim/shim/lib.cc; 6.12 the same)
  */
 #ifndef _SIM_LINUX_KSTRTOX_H
 #define _SIM_LINUX_KSTRTOX_H

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: ktime_t, nanoseconds in an s64, and its helpers. */
+/*
+ * efqsim shim: ktime_t, nanoseconds in an s64, and its helpers.
+ *
+ * Kind: kernel behaviour (ktime_t helpers; 6.1 = 6.12)
+ */
 #ifndef _SIM_LINUX_KTIME_H
 #define _SIM_LINUX_KTIME_H
 

@@ -3,6 +3,8 @@
  * efqsim shim: kernel limit macros.  glibc's <limits.h> reaches
  * <linux/limits.h> too, so the uapi file is included first and the C
  * limits (INT_MAX, UINT_MAX, ULONG_MAX, ...) come from <limits.h>.
+ *
+ * Kind: kernel behaviour (U8_MAX ... S64_MIN)
  */
 #ifndef _SIM_LINUX_LIMITS_H
 #define _SIM_LINUX_LIMITS_H

@@ -2,6 +2,8 @@
 /*
  * efqsim shim: circular doubly linked lists and hash lists with the
  * kernel's API and semantics (list_del() poisons the removed entry).
+ *
+ * Kind: kernel behaviour (list and hlist semantics, poisoned deletions)
  */
 #ifndef _SIM_LINUX_LIST_H
 #define _SIM_LINUX_LIST_H

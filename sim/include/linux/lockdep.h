@@ -3,6 +3,9 @@
  * efqsim shim: lockdep assertions, always on.  A failed assertion is a
  * lock error (see <linux/spinlock.h>).  "Held" means held by the current
  * context, as lockdep checks the current task's held locks.
+ *
+ * Kind: kernel behaviour (a lockdep kernel's assertions, always on)
+ * Exceptions: lockdep_set_class() and the key calls do nothing (stub)
  */
 #ifndef _SIM_LINUX_LOCKDEP_H
 #define _SIM_LINUX_LOCKDEP_H

@@ -3,6 +3,8 @@
  * efqsim shim: the per-lock state the sim's lock checker keeps.  Every
  * spinlock_t and struct mutex embeds one as ->dep_map, the member the
  * kernel's lockdep_assert_held() reaches too.  All-zero is "unlocked".
+ *
+ * Kind: kernel behaviour (the per-lock state of the lock checker that stands for lockdep)
  */
 #ifndef _SIM_LINUX_LOCKDEP_TYPES_H
 #define _SIM_LINUX_LOCKDEP_TYPES_H

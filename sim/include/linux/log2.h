@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: integer logarithms and powers of two. */
+/*
+ * efqsim shim: integer logarithms and powers of two.
+ *
+ * Kind: kernel behaviour (ilog2(), roundup_pow_of_two() and friends)
+ */
 #ifndef _SIM_LINUX_LOG2_H
 #define _SIM_LINUX_LOG2_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: rounding helpers of <linux/math.h>. */
+/*
+ * efqsim shim: rounding helpers of <linux/math.h>.
+ *
+ * Kind: kernel behaviour (DIV_ROUND_UP() and the rounding helpers)
+ */
 #ifndef _SIM_LINUX_MATH_H
 #define _SIM_LINUX_MATH_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: 64-bit division helpers (x86-64 divides natively). */
+/*
+ * efqsim shim: 64-bit division helpers (x86-64 divides natively).
+ *
+ * Kind: kernel behaviour (x86-64's div64 helpers and do_div())
+ */
 #ifndef _SIM_LINUX_MATH64_H
 #define _SIM_LINUX_MATH64_H
 

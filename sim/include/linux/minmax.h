@@ -3,6 +3,8 @@
  * efqsim shim: min/max/clamp.  Each argument is evaluated once.  The
  * kernel's strict type check of min()/max() is done in C (where kernel
  * code lives) with __builtin_types_compatible_p; C++ skips it.
+ *
+ * Kind: kernel behaviour (min()/max()/clamp(), at least 6.1's type check in C)
  */
 #ifndef _SIM_LINUX_MINMAX_H
 #define _SIM_LINUX_MINMAX_H

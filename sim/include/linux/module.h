@@ -5,6 +5,9 @@
  * sim_modules_init() / sim_modules_exit() (<sim/kernel.h>) run them, like
  * loading and unloading every module.  THIS_MODULE is NULL, as for
  * built-in code, and module reference counting always succeeds.
+ *
+ * Kind: simulation (loading: sim_modules_init() runs every module_init() in link order)
+ * Exceptions: MODULE_*() stubs; module refs succeed (as built-in code's); request_module() fails
  */
 #ifndef _SIM_LINUX_MODULE_H
 #define _SIM_LINUX_MODULE_H

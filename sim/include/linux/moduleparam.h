@@ -2,6 +2,8 @@
 /*
  * efqsim shim: module parameters keep their compiled-in defaults; the
  * macros only reference the variable so it is not reported as unused.
+ *
+ * Kind: stub (parameters keep their compiled-in defaults)
  */
 #ifndef _SIM_LINUX_MODULEPARAM_H
 #define _SIM_LINUX_MODULEPARAM_H

@@ -2,6 +2,8 @@
 /*
  * efqsim shim: mutexes, checked like spinlocks (owner = the task); taking
  * one in atomic context is a lock error (it might sleep).
+ *
+ * Kind: kernel behaviour (mutex rules checked: owner, recursion, might_sleep())
  */
 #ifndef _SIM_LINUX_MUTEX_H
 #define _SIM_LINUX_MUTEX_H

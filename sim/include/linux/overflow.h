@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: overflow-checked arithmetic (compiler builtins). */
+/*
+ * efqsim shim: overflow-checked arithmetic (compiler builtins).
+ *
+ * Kind: kernel behaviour (check_*_overflow())
+ * Exceptions: struct_size()/array_size() do not saturate as the kernel's do (unused by block/)
+ */
 #ifndef _SIM_LINUX_OVERFLOW_H
 #define _SIM_LINUX_OVERFLOW_H
 

@@ -3,10 +3,15 @@
  * efqsim shim: percpu_ref as one counter with the kernel's life cycle.
  * In "percpu" mode (the default) reaching zero is not noticed, as the
  * kernel cannot see it either; percpu_ref_kill() drops the initial
- * reference and switches to atomic mode, where the put that reaches zero
- * calls ->release.  percpu_ref_init() allocates (with the given gfp, so
- * failure injection applies) and percpu_ref_exit() frees that allocation,
- * so a missing exit shows up as a leaked slab object.
+ * reference and switches to atomic mode after an RCU grace period (the
+ * switch holds a reference until then: sim/shim/refcount.cc), where the
+ * put that reaches zero calls ->release.  percpu_ref_init() allocates
+ * (with the given gfp, so failure injection applies) and percpu_ref_exit()
+ * frees that allocation, so a missing exit shows up as a leaked slab
+ * object.
+ *
+ * Kind: kernel behaviour (6.1's lib/percpu-refcount.c life cycle; 6.12 the same)
+ * Exceptions: resurrect/reinit warn less than 6.1's (unused by block/)
  */
 #ifndef _SIM_LINUX_PERCPU_REFCOUNT_H
 #define _SIM_LINUX_PERCPU_REFCOUNT_H

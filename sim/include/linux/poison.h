@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: non-canonical pointers written into unlinked list nodes. */
+/*
+ * efqsim shim: non-canonical pointers written into unlinked list nodes.
+ *
+ * Kind: kernel behaviour (x86-64's list poison values: a use after list_del() faults)
+ */
 #ifndef _SIM_LINUX_POISON_H
 #define _SIM_LINUX_POISON_H
 

@@ -3,6 +3,9 @@
  * efqsim shim: execution context.  The sim is single-threaded; a stack of
  * contexts (task, then nested softirq/hardirq while a timer or a simulated
  * interrupt runs) answers in_interrupt() and friends.
+ *
+ * Kind: kernel behaviour (in_interrupt(), in_atomic() and friends answer as the kernel's)
+ * Exceptions: the context stack they read is the sim's (simulation)
  */
 #ifndef _SIM_LINUX_PREEMPT_H
 #define _SIM_LINUX_PREEMPT_H

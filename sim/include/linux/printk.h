@@ -4,6 +4,9 @@
  * A message is printed when its level is below sim_printk_level (default
  * 5: emergencies to warnings); pr_debug() is KERN_DEBUG and so silent by
  * default.  See <sim/kernel.h> for the controls.
+ *
+ * Kind: kernel behaviour (log levels; 6.1's lib/ratelimit.c for *_ratelimited; 6.12 the same)
+ * Exceptions: output to stderr with the simulated time; printk_ratelimit() is always 1 (unused)
  */
 #ifndef _SIM_LINUX_PRINTK_H
 #define _SIM_LINUX_PRINTK_H

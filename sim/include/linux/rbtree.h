@@ -4,6 +4,8 @@
  * kernel the caller walks the tree to find the insertion point, links the
  * node with rb_link_node() and rebalances with rb_insert_color().  The
  * implementation (sim/shim/rbtree.cc) is the simulator's own.
+ *
+ * Kind: kernel behaviour (the kernel's rbtree API and ordering; the balancing code is the sim's)
  */
 #ifndef _SIM_LINUX_RBTREE_H
 #define _SIM_LINUX_RBTREE_H

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: red-black tree node and root types (kernel layout). */
+/*
+ * efqsim shim: red-black tree node and root types (kernel layout).
+ *
+ * Kind: kernel behaviour (rb_node layout: parent pointer and colour bit)
+ */
 #ifndef _SIM_LINUX_RBTREE_TYPES_H
 #define _SIM_LINUX_RBTREE_TYPES_H
 

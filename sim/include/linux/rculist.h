@@ -3,6 +3,8 @@
  * efqsim shim: RCU list variants.  With one thread and deferred RCU
  * callbacks they are the plain operations, except that the _rcu deletions
  * leave ->next intact for readers, as in the kernel.
+ *
+ * Kind: kernel behaviour (the _rcu list variants; deletions keep ->next for readers)
  */
 #ifndef _SIM_LINUX_RCULIST_H
 #define _SIM_LINUX_RCULIST_H

@@ -7,6 +7,9 @@
  * points -- synchronize_rcu(), rcu_barrier(), sim_quiesce() and before
  * every timer the simulated clock fires -- when no reader can still hold
  * a reference.
+ *
+ * Kind: kernel behaviour (call_rcu() never runs inline; read sections checked)
+ * Exceptions: grace periods end at the sim's safe points; rcu_dereference*() check no lock
  */
 #ifndef _SIM_LINUX_RCUPDATE_H
 #define _SIM_LINUX_RCUPDATE_H

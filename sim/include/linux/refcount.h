@@ -3,6 +3,8 @@
  * efqsim shim: refcount_t with the kernel's protections: incrementing from
  * zero, overflowing, underflowing and refcount_dec() reaching zero WARN and
  * saturate the counter (which then never reaches zero again).
+ *
+ * Kind: kernel behaviour (6.1's lib/refcount.c saturation and warnings; 6.12 the same)
  */
 #ifndef _SIM_LINUX_REFCOUNT_H
 #define _SIM_LINUX_REFCOUNT_H

@@ -8,6 +8,9 @@
  * sbitmap_prepare_to_wait() and sbitmap_finish_wait(), as 6.1's
  * blk_mq_get_tag() does: @ws_active counts the submitters between the two,
  * those asleep and those woken that have not run yet.
+ *
+ * Kind: kernel behaviour (6.1's sbitmap: shape, per-word shallow depth, ws_active; not 6.12's whole-map depth)
+ * Exceptions: the bits themselves are the block model's (sim_in_use)
  */
 #ifndef _SIM_LINUX_SBITMAP_H
 #define _SIM_LINUX_SBITMAP_H

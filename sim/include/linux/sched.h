@@ -3,6 +3,9 @@
  * efqsim shim: tasks.  `current` is the task the sim says is running
  * (sim_set_current() in <sim/kernel.h>); it stays the interrupted task
  * while a timer callback runs, as in the kernel.
+ *
+ * Kind: kernel behaviour (current stays the interrupted task; nice and priority mapping)
+ * Exceptions: which task is current is the sim's choice (sim_set_current(), simulation)
  */
 #ifndef _SIM_LINUX_SCHED_H
 #define _SIM_LINUX_SCHED_H

@@ -4,6 +4,9 @@
  * what a show function printed (see <sim/blkcg.h>), or what an iterator's
  * start/show/next/stop wrote, walked as a read of the file walks it
  * (sim_elv_debugfs_read() in <sim/blk.h>).
+ *
+ * Kind: kernel behaviour (seq_printf() and seq_list_*() output; 6.1 = 6.12)
+ * Exceptions: one growable buffer the sim reads, no page-sized retries
  */
 #ifndef _SIM_LINUX_SEQ_FILE_H
 #define _SIM_LINUX_SEQ_FILE_H

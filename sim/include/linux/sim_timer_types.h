@@ -3,6 +3,8 @@
  * efqsim: the event-queue entry the simulated clock keeps for each armed
  * timer (embedded in struct hrtimer and struct timer_list).  Not a kernel
  * header: only the shims include it.
+ *
+ * Kind: simulation (the event-queue entry of a timer)
  */
 #ifndef _SIM_LINUX_SIM_TIMER_TYPES_H
 #define _SIM_LINUX_SIM_TIMER_TYPES_H

@@ -6,6 +6,9 @@
  * that still has objects (WARN), failure injection, and the might-sleep
  * check for allocations that may reclaim (a lock error in atomic
  * context).  Controls: <sim/slab.h>.
+ *
+ * Kind: kernel behaviour (kmalloc family and slab caches: ZERO_SIZE_PTR, overflow NULL, GFP rules)
+ * Exceptions: live-object bookkeeping and failure injection are the sim's (<sim/slab.h>)
  */
 #ifndef _SIM_LINUX_SLAB_H
 #define _SIM_LINUX_SLAB_H

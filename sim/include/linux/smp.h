@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: the simulated machine has a single CPU, number 0. */
+/*
+ * efqsim shim: the simulated machine has a single CPU, number 0.
+ *
+ * Kind: simulation (the simulated machine has one CPU)
+ */
 #ifndef _SIM_LINUX_SMP_H
 #define _SIM_LINUX_SMP_H
 

@@ -10,6 +10,8 @@
  * unlocking a lock that is not held, unlocking a lock another context
  * holds, and -- like lockdep -- a lock used both in an interrupt context
  * and with that interrupt enabled elsewhere.
+ *
+ * Kind: kernel behaviour (spinlock rules checked as lockdep checks them)
  */
 #ifndef _SIM_LINUX_SPINLOCK_H
 #define _SIM_LINUX_SPINLOCK_H

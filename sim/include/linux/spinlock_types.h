@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * efqsim shim: spinlock_t and raw_spinlock_t, each only the lock checker's state.
+ *
+ * Kind: kernel behaviour (spinlock_t carries the lock checker's state)
+ */
 #ifndef _SIM_LINUX_SPINLOCK_TYPES_H
 #define _SIM_LINUX_SPINLOCK_TYPES_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: string helpers; the libc ones plus the kernel's extras. */
+/*
+ * efqsim shim: string helpers; the libc ones plus the kernel's extras.
+ *
+ * Kind: kernel behaviour (6.1's lib/string.c extras: strscpy(), strim(), sysfs_streq(), ...)
+ */
 #ifndef _SIM_LINUX_STRING_H
 #define _SIM_LINUX_STRING_H
 

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: sysfs attribute descriptions (no files). */
+/*
+ * efqsim shim: sysfs attribute descriptions (no files).
+ *
+ * Kind: kernel behaviour (sysfs_emit() and __ATTR())
+ * Exceptions: no sysfs files: the sim calls show/store itself (sim_elv_attr_show())
+ */
 #ifndef _SIM_LINUX_SYSFS_H
 #define _SIM_LINUX_SYSFS_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim shim: time unit constants. */
+/*
+ * efqsim shim: time unit constants.
+ *
+ * Kind: kernel behaviour (time unit constants, KTIME_MAX)
+ */
 #ifndef _SIM_LINUX_TIME64_H
 #define _SIM_LINUX_TIME64_H
 

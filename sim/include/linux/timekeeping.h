@@ -2,6 +2,8 @@
 /*
  * efqsim shim: every clock reads the simulated clock (<sim/clock.h>).
  * Nothing in the sim ever reads the host's time.
+ *
+ * Kind: simulation (every clock reads the simulated clock)
  */
 #ifndef _SIM_LINUX_TIMEKEEPING_H
 #define _SIM_LINUX_TIMEKEEPING_H

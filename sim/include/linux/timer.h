@@ -3,6 +3,9 @@
  * efqsim shim: jiffies timers on the simulated clock.  A timer fires when
  * jiffies reaches ->expires (at that tick's clock time; at the next clock
  * step if already due), in softirq context, in expiry then arming order.
+ *
+ * Kind: kernel behaviour (timer_list API on the simulated clock; 6.1 = 6.12)
+ * Exceptions: fires exactly at its jiffy, where 6.1's timer wheel may round up
  */
 #ifndef _SIM_LINUX_TIMER_H
 #define _SIM_LINUX_TIMER_H

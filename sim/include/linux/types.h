@@ -4,6 +4,8 @@
  * (which glibc headers also reach) is pulled in first with #include_next;
  * types glibc already defines (dev_t, pid_t, ssize_t, loff_t) are reused so
  * that C++ translation units can include both worlds.
+ *
+ * Kind: kernel behaviour (the kernel's integer widths and list, hlist, rcu_head, atomic layouts)
  */
 #ifndef _SIM_LINUX_TYPES_H
 #define _SIM_LINUX_TYPES_H

@@ -4,6 +4,9 @@
  * sim's safe points -- the same points where RCU callbacks run (see
  * <linux/rcupdate.h>) -- in queueing order; flush_work() and
  * flush_workqueue() run pending work at once.  Delayed work is a timer.
+ *
+ * Kind: kernel behaviour (queue, cancel and flush semantics of work items; 6.1 = 6.12)
+ * Exceptions: work runs at the sim's safe points, as one kworker (simulation)
  */
 #ifndef _SIM_LINUX_WORKQUEUE_H
 #define _SIM_LINUX_WORKQUEUE_H

@@ -7,6 +7,8 @@
  * blk_mq_run_hw_queues()), and the counters sim_run_count and
  * sim_restart_count.  Queues and disks are set up with sim_queue_init()
  * (<sim/blkcg.h>).
+ *
+ * Kind: simulation
  */
 #ifndef _SIM_BLK_H
 #define _SIM_BLK_H

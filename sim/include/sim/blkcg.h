@@ -3,6 +3,8 @@
  * efqsim: the cgroup hierarchy of the io controller and the per-queue
  * blkgs, driven by the sim (C and C++).  blkcg_root exists from the start.
  * See "blk-cgroup.h" for the order in which policy callbacks run.
+ *
+ * Kind: simulation
  */
 #ifndef _SIM_BLKCG_H
 #define _SIM_BLKCG_H

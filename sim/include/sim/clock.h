@@ -12,6 +12,8 @@
  * moves, and before and after each timer, pending RCU callbacks and work
  * items run (sim_quiesce()).  Events must not be run from a timer callback
  * or with a lock held.
+ *
+ * Kind: simulation
  */
 #ifndef _SIM_CLOCK_H
 #define _SIM_CLOCK_H

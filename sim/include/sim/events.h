@@ -13,6 +13,8 @@
 // now.  The kernel's deferred work (RCU callbacks and work items, which
 // only run at safe points) runs before the clock moves, and before and
 // after each timer.
+//
+// Kind: simulation
 #pragma once
 
 #ifndef __cplusplus

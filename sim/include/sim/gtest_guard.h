@@ -14,6 +14,8 @@
 //
 // Include this before any kernel header: the kernel's min/max/swap macros
 // break C++ standard headers included after them.
+//
+// Kind: simulation (the test fixture's checks)
 #pragma once
 
 #include <gtest/gtest.h>

@@ -12,6 +12,8 @@
  * Lock errors.  See <linux/spinlock.h>: misuse of a spinlock, mutex, RCU
  * read lock or interrupt state is printed with file:line, counted by
  * sim_lock_errors() and also counted as a WARN.
+ *
+ * Kind: simulation
  */
 #ifndef _SIM_KERNEL_H
 #define _SIM_KERNEL_H

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* efqsim: controls of the slab shim (C and C++). */
+/*
+ * efqsim: controls of the slab shim (C and C++).
+ *
+ * Kind: simulation
+ */
 #ifndef _SIM_SLAB_H
 #define _SIM_SLAB_H
 

@@ -2,6 +2,8 @@
 /*
  * efqsim shim: the block tracepoints schedulers fire.  The sim has no
  * tracing: they compile to nothing.
+ *
+ * Kind: stub (the tracepoints are empty)
  */
 #ifndef _SIM_TRACE_BLOCK_H
 #define _SIM_TRACE_BLOCK_H
