@@ -382,7 +382,9 @@ void Model::submit(workload::TaskId task, const workload::Io &io,
 	b->bio.bi_opf = opf;
 	b->bio.bi_iter.bi_sector = io.offset >> 9;
 	b->bio.bi_iter.bi_size = io.bytes;
-	b->bio.bi_ioprio = t->ioprio;
+	// 6.1's bio_set_ioprio(): a bio without a class of its own (no aio
+	// or io_uring priority) takes the submitter's
+	b->bio.bi_ioprio = IOPRIO_PRIO_CLASS(io.ioprio) ? io.ioprio : t->ioprio;
 	b->bio.bi_private = b;
 	b->bio.bi_blkg = sim_blkg_get(owner->cg->blkcg, q_.get());
 	counters_.bios++;

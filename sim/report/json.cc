@@ -72,6 +72,28 @@ Json job_object(const Unit &u)
 	o["read"] = dir_object(u.read);
 	o["write"] = dir_object(u.write);
 	o["trim"] = dir_object(DirStats());
+	const JobResult &j = *u.first;
+	if (!j.ss.criterion.empty()) {
+		Json ss = Json::object();
+		const size_t colon = j.ss.criterion.find(':');
+		ss["ss"] = j.ss.criterion.substr(0, colon);
+		ss["duration"] = j.ss.duration_s;
+		ss["attained"] = j.ss.attained ? 1 : 0;
+		ss["criterion"] =
+			colon == std::string::npos ? "" : j.ss.criterion.substr(colon + 1);
+		ss[j.ss.slope ? "slope" : "max_deviation"] = j.ss.value;
+		Json data = Json::object();
+		data["bw"] = j.ss.bw;
+		data["iops"] = j.ss.iops;
+		ss["data"] = std::move(data);
+		o["steadystate"] = std::move(ss);
+	}
+	if (j.latency_target_ns) {
+		o["latency_depth"] = j.latency_depth;
+		o["latency_target"] = j.latency_target_ns / 1000; // usec, as fio
+		o["latency_percentile"] = j.latency_percentile;
+		o["latency_window"] = j.latency_window_ns / 1000;
+	}
 	return o;
 }
 

@@ -135,6 +135,23 @@ struct JobResult {
 	// lat_log is the total latency (fio's _lat log), clat_log and slat_log
 	// the completion and submission latencies.
 	std::vector<LogSample> bw_log, lat_log, iops_log, clat_log, slat_log;
+	// Steady-state detection (fio's ss=, ss_dur=): the criterion as
+	// written, whether it was met (the job then ended early), the last
+	// value compared with the limit and the window's per-second samples,
+	// oldest first.  Empty criterion: the job had none.
+	struct SteadyState {
+		std::string criterion;
+		unsigned int duration_s = 0;
+		bool attained = false;
+		bool slope = false, pct = false;
+		double value = 0; // the slope or the largest deviation (% if pct)
+		std::vector<uint64_t> iops, bw;
+	} ss;
+	// latency_target: the queue depth the job ran at when it ended
+	// (fio's JSON "latency_depth"); 0 without a target.
+	unsigned int latency_depth = 0;
+	int64_t latency_target_ns = 0, latency_window_ns = 0;
+	double latency_percentile = 0;
 };
 
 // One efq group (cgroup) on the simulated device.  disk_time_ms and

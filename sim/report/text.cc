@@ -123,6 +123,22 @@ void print_unit(std::ostream &out, const Unit &u)
 	    << "): err=" << pad_left(std::to_string(u.error), 2) << ": pid=" << u.pid << "\n";
 	print_dir(out, "read", u.read, false);
 	print_dir(out, "write", u.write, true);
+	const JobResult::SteadyState &ss = u.first->ss;
+	if (!ss.criterion.empty()) {
+		// the window's means, and the last value compared with the limit
+		uint64_t bw = 0, io = 0;
+		for (size_t i = 0; i < ss.bw.size(); i++) {
+			bw += ss.bw[i];
+			io += ss.iops[i];
+		}
+		const uint64_t n = std::max<uint64_t>(ss.bw.size(), 1);
+		const bool by_iops = ss.criterion.rfind("iops", 0) == 0;
+		out << "  steadystate  : attained=" << (ss.attained ? "yes" : "no")
+		    << ", bw=" << rate(bw / n, 1024) << " (" << rate(bw / n, 1000)
+		    << "), iops=" << short_num(io / n, 1000, "") << ", "
+		    << (by_iops ? "iops" : "bw") << (ss.slope ? " slope" : " mean dev") << "="
+		    << fixed(ss.value, 3) << (ss.pct ? "%" : "") << "\n";
+	}
 }
 
 // One "READ:"/"WRITE:" line of a reporting group: the aggregate bandwidth

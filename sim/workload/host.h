@@ -38,6 +38,10 @@ struct Io {
 	// Writeback: charge this IO to another task's cgroup (the dirtier),
 	// as cgroup v2 writeback does.  0 = the submitter's own.
 	TaskId charge_to = 0;
+	// The bio's own ioprio (IOPRIO_PRIO_VALUE(class, level)): an aio or
+	// io_uring request's (fio's cmdprio_*).  0 = none: the block layer
+	// gives the bio the submitting task's, as bio_set_ioprio() does.
+	unsigned short ioprio = 0;
 	// Two requests the scheduler gets only from Linux 6.12's block core,
 	// modelled for the tests of how the schedulers take them (efqsim
 	// otherwise follows 6.1, which never inserts either):

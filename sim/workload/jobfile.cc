@@ -332,6 +332,19 @@ struct Draft {
 	int exit_what = 0;
 	std::string wait_for;
 	int prio = -1, prioclass = -1;
+	// cmdprio_*: per direction (read, write); -1 = not set
+	int cmdprio_pct[2] = {-1, -1}, cmdprio_class[2] = {-1, -1}, cmdprio_level[2] = {-1, -1};
+	std::string cmdprio_bssplit;
+	unsigned int flow = 0;
+	int64_t flow_id = 0, flow_sleep = 0;
+	JobSpec::SsMode ss = JobSpec::SsMode::IopsSlope; // fio's default iops_slope:0.01%
+	bool ss_pct = true;
+	double ss_limit = 0.01;
+	std::string ss_text = "iops_slope:0.01%";
+	int64_t ss_dur = 0, ss_ramp = 0;
+	int64_t latency_target = 0, latency_window = 0;
+	double latency_percentile = 100;
+	bool latency_run = false;
 	std::string cgroup;
 	unsigned int cgroup_weight = 0;
 	bool group_reporting = false, new_group = false, stonewall = false;
@@ -956,6 +969,212 @@ std::string opt_prioclass(Draft &d, const Value &v, const ParseContext &)
 	return get_uint_as(v, 0, 3, &d.prioclass);
 }
 
+std::string get_double(const std::string &t, double *out);
+
+// cmdprio_percentage, cmdprio_class, cmdprio: "read[,write]", one value for
+// both directions; fio's ranges (fio --enghelp=libaio,cmdprio_class).
+std::string get_cmdprio(const Value &v, uint64_t lo, uint64_t hi, int (&out)[2])
+{
+	if (auto e = need_value(v); !e.empty())
+		return e;
+	int r[3] = {out[0], out[1], -1};
+	auto e = per_ddir(v.text, [&](size_t i, const std::string &t) {
+		return get_uint_as(Value{t, false}, lo, hi, &r[i]);
+	});
+	if (e.empty()) {
+		out[0] = r[0];
+		out[1] = r[1];
+	}
+	return e;
+}
+
+std::string opt_cmdprio_percentage(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_cmdprio(v, 0, 100, d.cmdprio_pct);
+}
+
+std::string opt_cmdprio_class(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_cmdprio(v, 1, 3, d.cmdprio_class);
+}
+
+std::string opt_cmdprio(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_cmdprio(v, 0, 7, d.cmdprio_level);
+}
+
+std::string opt_cmdprio_bssplit(Draft &d, const Value &v, const ParseContext &)
+{
+	if (auto e = need_value(v); !e.empty())
+		return e;
+	d.cmdprio_bssplit = v.text; // parsed with the job (it needs cmdprio_class)
+	return "";
+}
+
+// cmdprio_bssplit for one direction: "bs/pct[/class/level]:..."; entries
+// of one block size are kept together, in the order written.
+std::string parse_cmdprio_split(const std::string &t, unsigned int kb_base, int dflt_class,
+				int dflt_level, std::vector<JobSpec::CmdPrio> *out)
+{
+	std::vector<JobSpec::CmdPrio> all;
+	std::stringstream ss(t);
+	std::string item;
+	while (std::getline(ss, item, ':')) {
+		item = trim(item);
+		if (item.empty())
+			continue;
+		std::vector<std::string> f;
+		std::stringstream is(item);
+		std::string part;
+		while (std::getline(is, part, '/'))
+			f.push_back(trim(part));
+		if (f.size() != 2 && f.size() != 4)
+			return "'" + item + "' is not bs/percentage or bs/percentage/class/level";
+		JobSpec::CmdPrio c;
+		if (auto e = get_bs(f[0], kb_base, &c.bs); !e.empty())
+			return e;
+		if (auto e = get_uint_as(Value{f[1], false}, 0, 100, &c.pct); !e.empty())
+			return "'" + item + "': " + e;
+		c.ioprio_class = dflt_class;
+		c.ioprio = dflt_level;
+		if (f.size() == 4) {
+			if (auto e = get_uint_as(Value{f[2], false}, 1, 3, &c.ioprio_class);
+			    !e.empty())
+				return "'" + item + "': class " + e;
+			if (auto e = get_uint_as(Value{f[3], false}, 0, 7, &c.ioprio); !e.empty())
+				return "'" + item + "': level " + e;
+		}
+		all.push_back(c);
+	}
+	std::stable_sort(all.begin(), all.end(),
+			 [](const auto &a, const auto &b) { return a.bs < b.bs; });
+	for (size_t i = 0; i < all.size();) {
+		unsigned int total = 0;
+		size_t k = i;
+		for (; k < all.size() && all[k].bs == all[i].bs; k++)
+			total += all[k].pct;
+		if (total > 100)
+			return "'" + t + "': the percentages of " + std::to_string(all[i].bs) +
+			       " bytes add up to " + std::to_string(total) + " (more than 100)";
+		i = k;
+	}
+	for (const auto &c : all)
+		if (c.pct)
+			out->push_back(c);
+	return "";
+}
+
+std::string opt_flow(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_uint_as(v, 0, 1000, &d.flow);
+}
+
+std::string opt_flow_id(Draft &d, const Value &v, const ParseContext &)
+{
+	if (auto e = need_value(v); !e.empty())
+		return e;
+	const bool neg = v.text[0] == '-';
+	uint64_t n = 0;
+	auto e = get_uint(Value{neg ? v.text.substr(1) : v.text, false}, 0, INT32_MAX, &n);
+	if (e.empty())
+		d.flow_id = neg ? -static_cast<int64_t>(n) : static_cast<int64_t>(n);
+	return e;
+}
+
+std::string opt_flow_sleep(Draft &d, const Value &v, const ParseContext &)
+{
+	uint64_t us = 0;
+	auto e = get_uint(v, 0, UINT32_MAX, &us);
+	if (e.empty())
+		d.flow_sleep = static_cast<int64_t>(us) * kUs;
+	return e;
+}
+
+// ss=iops|iops_slope|bw|bw_slope:LIMIT[%]
+std::string opt_steadystate(Draft &d, const Value &v, const ParseContext &)
+{
+	if (auto e = need_value(v); !e.empty())
+		return e;
+	const size_t colon = v.text.find(':');
+	const std::string what = trim(v.text.substr(0, colon));
+	JobSpec::SsMode m;
+	if (what == "iops")
+		m = JobSpec::SsMode::Iops;
+	else if (what == "iops_slope")
+		m = JobSpec::SsMode::IopsSlope;
+	else if (what == "bw")
+		m = JobSpec::SsMode::Bw;
+	else if (what == "bw_slope")
+		m = JobSpec::SsMode::BwSlope;
+	else
+		return "'" + what +
+		       "' is not a steady-state criterion (iops, iops_slope, bw, bw_slope)";
+	if (colon == std::string::npos || trim(v.text.substr(colon + 1)).empty())
+		return "'" + v.text + "': the criterion needs a limit (e.g. " + what + ":1%)";
+	std::string lim = trim(v.text.substr(colon + 1));
+	double limit = 0;
+	bool pct = false;
+	if (lim.back() == '%') {
+		pct = true;
+		lim = trim(lim.substr(0, lim.size() - 1));
+		if (auto e = get_double(lim, &limit); !e.empty())
+			return e;
+	} else if (m == JobSpec::SsMode::Iops || m == JobSpec::SsMode::IopsSlope) {
+		if (auto e = get_double(lim, &limit); !e.empty())
+			return e;
+	} else {
+		uint64_t bytes = 0; // a bandwidth: bytes/s, with fio's size units
+		if (auto e = get_size(Value{lim, false}, d.kb_base, &bytes); !e.empty())
+			return e;
+		limit = static_cast<double>(bytes);
+	}
+	if (limit < 0)
+		return "'" + v.text + "': the limit is negative";
+	d.ss = m;
+	d.ss_pct = pct;
+	d.ss_limit = limit;
+	d.ss_text = v.text;
+	return "";
+}
+
+std::string opt_ss_dur(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_time(v, kSec, &d.ss_dur);
+}
+
+std::string opt_ss_ramp(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_time(v, kSec, &d.ss_ramp);
+}
+
+std::string opt_latency_target(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_time(v, kUs, &d.latency_target);
+}
+
+std::string opt_latency_window(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_time(v, kUs, &d.latency_window);
+}
+
+std::string opt_latency_percentile(Draft &d, const Value &v, const ParseContext &)
+{
+	if (auto e = need_value(v); !e.empty())
+		return e;
+	double p = 0;
+	if (auto e = get_double(v.text, &p); !e.empty())
+		return e;
+	if (p < 0 || p > 100)
+		return "'" + v.text + "' is out of range (0..100)";
+	d.latency_percentile = p;
+	return "";
+}
+
+std::string opt_latency_run(Draft &d, const Value &v, const ParseContext &)
+{
+	return get_bool(v, &d.latency_run);
+}
+
 std::string opt_cgroup(Draft &d, const Value &v, const ParseContext &)
 {
 	if (auto e = need_value(v); !e.empty())
@@ -1298,8 +1517,16 @@ std::string opt_zonemode(Draft &d, const Value &v, const ParseContext &)
 		return "";
 	}
 	if (v.text == "zbd")
-		return "zonemode=zbd is not supported by efqsim: the simulated devices are not "
-		       "zoned block devices";
+		// Linux 6.1: sd_zbc.c:954 and null_blk/zoned.c:181 require
+		// ELEVATOR_F_ZBD_SEQ_WRITE of a zoned disk's elevator, which
+		// elevator.c:104 (elevator_match()) enforces; efq's
+		// elevator_types set no elevator_features.
+		return "zonemode=zbd is not supported by efqsim: no efq scheduler can be the "
+		       "elevator of a zoned device (Linux 6.1 block/elevator.c:104 gives a zoned "
+		       "disk only an elevator with ELEVATOR_F_ZBD_SEQ_WRITE; "
+		       "block/cfq-iosched.c:1302, "
+		       "deadline-iosched.c:584, as-iosched.c:1352, noop-iosched.c:176 declare "
+		       "none)";
 	return "'" + v.text + "' is not a zone mode (none, strided, zbd)";
 }
 
@@ -1492,8 +1719,6 @@ const char kPoll[] = "how the engine submits or reaps: the scheduler sees the sa
 const char kProf[] =
 	"an option of fio's tiobench/act profiles: without profile= it changes nothing";
 const char kIolog[] = "fio iolog replay is not simulated (efqsim replay takes blktrace recordings)";
-const char kCmdprio[] =
-	"per-IO priorities: efqsim's tasks submit with the task's ioprio (use prio=, prioclass=)";
 const char kVerifyData[] = "verification of data: efqsim reads the blocks back but checks nothing";
 const char kNetEng[] = "an option of a network or non-block engine, which efqsim refuses";
 const char kSgEng[] = "an option of a passthrough engine, which efqsim refuses";
@@ -1605,22 +1830,16 @@ const OptDef kOptions[] = {
 	{"rate_process", "", S, tS, opt_rate_process, ""},
 	{"rate_ignore_thinktime", "", A, tB, nullptr, "efqsim paces rated IO from its issue times"},
 	{"max_latency", "", R, tS, nullptr, "ending a job on a latency error is not simulated"},
-	{"latency_target", "", R, tT, nullptr,
-	 "the search for the queue depth that meets a latency target is not simulated"},
-	{"latency_window", "", R, tT, nullptr,
-	 "the search for the queue depth that meets a latency target is not simulated"},
-	{"latency_percentile", "", R, tL, nullptr,
-	 "the search for the queue depth that meets a latency target is not simulated"},
-	{"latency_run", "", R, tB, nullptr,
-	 "the search for the queue depth that meets a latency target is not simulated"},
-	{"steadystate", "ss", R, tS, nullptr, "steady-state detection is not simulated"},
-	{"steadystate_duration", "ss_dur", R, tT, nullptr,
-	 "steady-state detection is not simulated"},
-	{"steadystate_ramp_time", "ss_ramp", R, tT, nullptr,
-	 "steady-state detection is not simulated"},
-	{"flow", "", R, tI, nullptr, "flow control between jobs is not simulated"},
-	{"flow_id", "", R, tI, nullptr, "flow control between jobs is not simulated"},
-	{"flow_sleep", "", R, tI, nullptr, "flow control between jobs is not simulated"},
+	{"latency_target", "", S, tT, opt_latency_target, ""},
+	{"latency_window", "", S, tT, opt_latency_window, ""},
+	{"latency_percentile", "", S, tL, opt_latency_percentile, ""},
+	{"latency_run", "", S, tB, opt_latency_run, ""},
+	{"steadystate", "ss", S, tS, opt_steadystate, ""},
+	{"steadystate_duration", "ss_dur", S, tT, opt_ss_dur, ""},
+	{"steadystate_ramp_time", "ss_ramp", S, tT, opt_ss_ramp, ""},
+	{"flow", "", S, tI, opt_flow, ""},
+	{"flow_id", "", S, tI, opt_flow_id, ""},
+	{"flow_sleep", "", S, tI, opt_flow_sleep, ""},
 	// how
 	{"ioengine", "", S, tS, opt_ioengine, ""},
 	{"iodepth", "", S, tI, opt_iodepth, ""},
@@ -1770,10 +1989,10 @@ const OptDef kOptions[] = {
 	{"force_async", "", A, tI, nullptr, kPoll},
 	{"userspace_reap", "", A, tF, nullptr, kPoll},
 	{"thp", "", A, tI, nullptr, kBuf},
-	{"cmdprio_percentage", "", R, tS, nullptr, kCmdprio},
-	{"cmdprio_class", "", R, tS, nullptr, kCmdprio},
-	{"cmdprio", "", R, tS, nullptr, kCmdprio},
-	{"cmdprio_bssplit", "", R, tS, nullptr, kCmdprio},
+	{"cmdprio_percentage", "", S, tS, opt_cmdprio_percentage, ""},
+	{"cmdprio_class", "", S, tS, opt_cmdprio_class, ""},
+	{"cmdprio", "", S, tS, opt_cmdprio, ""},
+	{"cmdprio_bssplit", "", S, tS, opt_cmdprio_bssplit, ""},
 	{"cmd_type", "", R, tS, nullptr, kSgEng},
 	{"sg_write_mode", "", R, tS, nullptr, kSgEng},
 	{"readfua", "", R, tB, nullptr, kSgEng},
@@ -2223,6 +2442,20 @@ private:
 				    "which efqsim does not model");
 		if (d.directory.empty() && d.filenames.empty() && d.set_at.count("directory"))
 			return fail(where(d, "directory"), "directory is empty");
+		for (const char *o :
+		     {"cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"}) {
+			if (!d.set_at.count(o) || d.ioengine == IoEngine::Libaio ||
+			    d.ioengine == IoEngine::IoUring)
+				continue;
+			return fail(where(d, o), std::string(o) +
+							 ": an option of the libaio and io_uring "
+							 "engines, not of ioengine=" +
+							 io_engine_name(d.ioengine));
+		}
+		if ((d.cmdprio_pct[0] > 0 || d.cmdprio_pct[1] > 0) && !d.cmdprio_bssplit.empty())
+			return fail(
+				where(d, "cmdprio_bssplit"),
+				"cmdprio_percentage and cmdprio_bssplit are mutually exclusive");
 		return true;
 	}
 
@@ -2585,6 +2818,52 @@ bool Parser::resolve(std::vector<JobSpec> *out)
 			j.ioprio_class = d.prioclass > 0 ? d.prioclass : 2;
 			j.ioprio = d.prio >= 0 ? d.prio : 0;
 		}
+		// cmdprio: without cmdprio_class the class is RT, without
+		// cmdprio the level is 0 (fio's cmdprio.c).
+		for (int k = 0; k < 2; k++) {
+			const int cls = d.cmdprio_class[k] > 0 ? d.cmdprio_class[k] : 1;
+			const int lvl = d.cmdprio_level[k] >= 0 ? d.cmdprio_level[k] : 0;
+			if (d.cmdprio_pct[k] > 0)
+				j.cmdprio[k].push_back(JobSpec::CmdPrio{0,
+									static_cast<unsigned int>(
+										d.cmdprio_pct[k]),
+									cls, lvl});
+		}
+		if (!d.cmdprio_bssplit.empty()) {
+			std::string e =
+				per_ddir(d.cmdprio_bssplit, [&](size_t k, const std::string &t) {
+					if (k > 1) // trims carry no priority
+						return std::string();
+					j.cmdprio[k].clear();
+					return parse_cmdprio_split(t, d.kb_base,
+								   d.cmdprio_class[k] > 0
+									   ? d.cmdprio_class[k]
+									   : 1,
+								   d.cmdprio_level[k] >= 0
+									   ? d.cmdprio_level[k]
+									   : 0,
+								   &j.cmdprio[k]);
+				});
+			if (!e.empty())
+				return fail(where(d, "cmdprio_bssplit"), "cmdprio_bssplit: " + e);
+		}
+		j.flow = d.flow;
+		j.flow_id = d.flow_id;
+		j.flow_sleep_ns = d.flow_sleep;
+		// fio counts ss_dur in whole seconds; below one second it is off.
+		if (d.ss_dur >= kSec) {
+			j.ss = d.ss;
+			j.ss_pct = d.ss_pct;
+			j.ss_limit = d.ss_limit;
+			j.ss_dur_s = static_cast<unsigned int>(
+				std::min<int64_t>(d.ss_dur / kSec, 1'000'000));
+			j.ss_ramp_ns = d.ss_ramp;
+			j.ss_text = d.ss_text;
+		}
+		j.latency_target_ns = d.latency_target;
+		j.latency_window_ns = d.latency_window;
+		j.latency_percentile = d.latency_percentile;
+		j.latency_run = d.latency_run;
 		auto log_name = [&](const LogOpt &l) {
 			return !l.on ? std::string() : l.prefix.empty() ? d.name : l.prefix;
 		};

@@ -164,6 +164,40 @@ struct JobSpec {
 	unsigned int cgroup_weight = 0; // 0 = leave alone; else 100..1000
 	int ioprio_class = 0;		// 0 = none (prio/prioclass not set)
 	int ioprio = 4;
+	// cmdprio_* (libaio and io_uring): per direction (read, write), the
+	// share of IOs that carry a priority of their own.  An IO of @bs bytes
+	// (0: any size) gets class/level with probability pct / 100; the
+	// entries of one size add up to at most 100 and are drawn in order.
+	struct CmdPrio {
+		uint32_t bs = 0;
+		unsigned int pct = 0;
+		int ioprio_class = 1;
+		int ioprio = 0;
+	};
+	std::vector<CmdPrio> cmdprio[2];
+
+	// --- between jobs -------------------------------------------------------------
+	// flow=: the job's weight in its flow_id group (0 = no flow control);
+	// flow_sleep: after being held back, wait for the job's IO and sleep
+	// this long (0: retry as soon as another job of the group issued).
+	unsigned int flow = 0;
+	int64_t flow_id = 0;
+	int64_t flow_sleep_ns = 0;
+
+	// --- steady state (ss=, ss_dur=, ss_ramp=) ---------------------------------
+	enum class SsMode { Off, Iops, IopsSlope, Bw, BwSlope };
+	SsMode ss = SsMode::Off; // Off also when ss_dur is 0 (fio: disabled)
+	bool ss_pct = false;	 // the limit is a percentage of the mean
+	double ss_limit = 0;	 // IO/s, bytes/s, or percent
+	unsigned int ss_dur_s = 0;
+	int64_t ss_ramp_ns = 0;
+	std::string ss_text; // as written, for the report: "iops:10%"
+
+	// --- latency target (latency_target= and companions) -----------------------
+	int64_t latency_target_ns = 0; // 0 = off
+	int64_t latency_window_ns = 0;
+	double latency_percentile = 100;
+	bool latency_run = false;
 
 	// --- logs (fio's write_*_log) ----------------------------------------------
 	std::string bw_log, lat_log, iops_log; // log name prefix; "" = off

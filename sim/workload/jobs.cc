@@ -17,6 +17,9 @@ namespace {
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kNsPerSec = 1'000'000'000;
+// include/uapi/linux/ioprio.h: IOPRIO_PRIO_VALUE(class, level)
+constexpr int kIoprioClassShift = 13;
+constexpr int kEtimedout = 110; // fio's "max latency exceeded" error
 
 // A uniform double in (0, 1].
 double unit(Rng &rng)
@@ -93,6 +96,44 @@ struct JobEngine::Job {
 	int64_t window_start = 0;
 	uint64_t win_bytes[2] = {0, 0}, win_ios[2] = {0, 0};
 	long double win_lat[2] = {0, 0};
+	// completed IOs and bytes, ramp included (fio's io_blocks, io_bytes)
+	uint64_t done_ios = 0, done_bytes = 0;
+	// cmdprio: its own stream, so that priorities leave the offsets alone
+	Rng prio_rng;
+	// flow: IOs counted in the job's flow group; held back (flow_wait:
+	// until another job of the group issues; flow_sleeping: until its IO
+	// completed and flow_sleep passed)
+	bool in_flow = false;
+	uint64_t flow_count = 0;
+	bool flow_wait = false, flow_sleeping = false, flow_sleep_set = false;
+	// latency_target: fio's probe of the queue depth
+	unsigned int lat_qd = 0, lat_high = 0, lat_low = 0, lat_stable = 0;
+	uint64_t lat_failed = 0, lat_ios = 0;
+	int64_t lat_ts = 0;
+	bool lat_end_run = false, lat_quiesce = false, lat_reset = false;
+	// steady state: the samples of the last second
+	int64_t ss_prev_time = 0;
+	uint64_t ss_prev_ios = 0, ss_prev_bytes = 0;
+	bool ss_ramp_over = false;
+};
+
+// One unit of steady-state detection: a job, or a reporting group with
+// group_reporting (fio keeps the group's window in one of its jobs).
+struct JobEngine::Steady {
+	std::vector<size_t> jobs;
+	std::vector<uint64_t> iops, bw; // the window, oldest first
+	bool attained = false;
+	double value = 0;
+	bool ticking = false;
+};
+
+// A flow_id group: fio's counter starts at 1 and counts every IO of its
+// jobs; a job may issue while its share of the counter is not above its
+// share of the weights.
+struct JobEngine::Flow {
+	uint64_t counter = 1;
+	uint64_t weight = 0;
+	std::vector<size_t> jobs;
 };
 
 JobEngine::JobEngine(Host &host, std::vector<JobSpec> jobs, EngineOptions opt)
@@ -140,6 +181,7 @@ bool JobEngine::start()
 			return false;
 		job.depth = std::max(s.effective_depth(), 1u);
 		job.rng.reseed(s.seed);
+		job.prio_rng.reseed(mix_seed(s.seed, 0xc3d9));
 		job.files.resize(s.files.size());
 		const size_t nopen = s.openfiles ? std::min<size_t>(s.openfiles, s.files.size())
 						 : s.files.size();
@@ -174,6 +216,24 @@ bool JobEngine::start()
 			}
 			cache_->set_task_cgroup(jobs_[i]->task, s.cgroup);
 		}
+	}
+	// Steady-state units: per job, or per reporting group.
+	std::map<int, size_t> group_unit;
+	for (size_t i = 0; i < specs_.size(); i++) {
+		const JobSpec &s = specs_[i];
+		if (s.ss == JobSpec::SsMode::Off)
+			continue;
+		size_t u;
+		if (s.group_reporting && group_unit.count(s.groupid)) {
+			u = group_unit[s.groupid];
+		} else {
+			u = steady_.size();
+			steady_.push_back(std::make_unique<Steady>());
+			if (s.group_reporting)
+				group_unit[s.groupid] = u;
+		}
+		steady_[u]->jobs.push_back(i);
+		ss_unit_[i] = u;
 	}
 	if (specs_.empty()) {
 		end_time_ = host_.now();
@@ -249,6 +309,32 @@ void JobEngine::begin(size_t j)
 	if (cache_ && s.invalidate)
 		for (const auto &f : job.files)
 			cache_->invalidate(f.cache);
+	if (s.flow) {
+		Flow &fl = flows_[s.flow_id];
+		fl.weight += s.flow;
+		fl.jobs.push_back(j);
+		job.in_flow = true;
+		job.flow_count = 0;
+	}
+	if (s.latency_target_ns) {
+		// fio's lat_target_init(): from depth 1 up to iodepth
+		job.lat_qd = 1;
+		job.lat_high = job.depth;
+		job.lat_low = 1;
+		job.lat_ts = now;
+		job.lat_ios = job.done_ios;
+	}
+	if (auto it = ss_unit_.find(j); it != ss_unit_.end()) {
+		job.ss_prev_time = now;
+		job.ss_ramp_over = s.ss_ramp_ns == 0;
+		Steady &u = *steady_[it->second];
+		if (!u.ticking) {
+			// fio checks every second (its helper thread)
+			u.ticking = true;
+			const size_t unit = it->second;
+			host_.at(now + kNsPerSec, [this, unit]() { ss_tick(unit); });
+		}
+	}
 	pump(j);
 }
 
@@ -459,12 +545,28 @@ void JobEngine::pump(size_t j)
 	if (job.state != Job::Running)
 		return;
 	const int64_t now = host_.now();
-	while (!job.stop && !job.thinking && !job.fsyncing && !job.rate_wait) {
+	while (!job.stop && !job.thinking && !job.fsyncing && !job.rate_wait &&
+	       !job.flow_sleeping) {
 		if (now >= job.deadline) {
 			job.stop = true;
 			break;
 		}
-		if (job.inflight >= job.depth) {
+		if (job.lat_quiesce) { // latency_target: drain first
+			if (job.inflight)
+				return;
+			job.lat_quiesce = false;
+			if (job.lat_reset) { // the final run at the depth found
+				job.lat_reset = false;
+				lat_reset_stats(j);
+			} else {
+				// fio drains before the new window: the drained
+				// IOs' latencies do not count in it
+				lat_new_cycle(job);
+			}
+		}
+		const unsigned int depth =
+			s.latency_target_ns ? std::min(job.depth, job.lat_qd) : job.depth;
+		if (job.inflight >= depth) {
 			if (s.iodepth_low && s.iodepth_low < job.depth)
 				job.low_wait = true;
 			return;
@@ -499,6 +601,8 @@ void JobEngine::pump(size_t j)
 				return;
 			}
 		}
+		if (job.in_flow && !flow_admit(j))
+			return;
 		// verify: the blocks written, read back
 		if (s.verify && s.verify_backlog &&
 		    job.written.size() - job.verified >= s.verify_backlog)
@@ -587,8 +691,13 @@ void JobEngine::issue(size_t j, int d, size_t f, uint64_t offset, uint32_t bs, b
 						   static_cast<double>(gap));
 		job.rate_next = std::max(job.rate_next, now) + gap;
 	}
-	auto done = [this, j, d, bs, offset, now](int64_t when) {
-		complete(j, d, bs, offset, now, when);
+	// cmdprio reaches the bio only with direct IO: the kernel copies
+	// the aio/io_uring request's priority (ki_ioprio) into the bios of
+	// its direct-IO paths only (6.1 block/fops.c, fs/iomap/direct-io.c)
+	const unsigned short ioprio = s.direct && d < 2 ? pick_prio(job, d, bs) : 0;
+	const bool rt = ioprio ? (ioprio >> kIoprioClassShift) == 1 : s.ioprio_class == 1;
+	auto done = [this, j, d, bs, offset, now, rt](int64_t when) {
+		complete(j, d, bs, offset, now, when, rt);
 	};
 	if (d == 2) {
 		// A discard goes to the device whether the job is buffered or not
@@ -608,6 +717,7 @@ void JobEngine::issue(size_t j, int d, size_t f, uint64_t offset, uint32_t bs, b
 		io.write = write;
 		io.sync = true;	 // O_DIRECT reads and writes are REQ_SYNC
 		io.idle = write; // and direct writes REQ_IDLE, as the kernel sets them
+		io.ioprio = ioprio;
 		if (write && cache_)
 			cache_->invalidate_range(offset, bs);
 		host_.submit(job.task, io, std::move(done));
@@ -644,14 +754,270 @@ void JobEngine::check_min_rate(size_t j)
 	job.cycle_start = now;
 }
 
+unsigned short JobEngine::pick_prio(Job &job, int d, uint32_t bs)
+{
+	const auto &split = job.spec->cmdprio[d];
+	if (split.empty())
+		return 0;
+	unsigned int total = 0;
+	for (const auto &c : split)
+		if (c.bs == 0 || c.bs == bs)
+			total += c.pct;
+	if (!total)
+		return 0;
+	auto r = static_cast<unsigned int>(job.prio_rng.below(100));
+	if (r >= total)
+		return 0;
+	for (const auto &c : split) {
+		if (c.bs != 0 && c.bs != bs)
+			continue;
+		if (r < c.pct)
+			return static_cast<unsigned short>((c.ioprio_class << kIoprioClassShift) |
+							   c.ioprio);
+		r -= c.pct;
+	}
+	return 0;
+}
+
+// --- flow ----------------------------------------------------------------------
+
+bool JobEngine::flow_admit(size_t j)
+{
+	const JobSpec &s = specs_[j];
+	Job &job = *jobs_[j];
+	Flow &fl = flows_[s.flow_id];
+	if (static_cast<double>(job.flow_count) / static_cast<double>(fl.counter) >
+	    static_cast<double>(s.flow) / static_cast<double>(fl.weight)) {
+		// Held back: fio retries at once (flow_sleep=0), or waits for
+		// its IO in flight and sleeps flow_sleep.
+		if (s.flow_sleep_ns) {
+			job.flow_sleeping = true;
+			if (!job.inflight)
+				flow_sleep(j);
+		} else {
+			job.flow_wait = true;
+		}
+		return false;
+	}
+	fl.counter++;
+	job.flow_count++;
+	flow_wake(fl, j);
+	return true;
+}
+
+// Jobs of @fl held back without a sleep try again (after @except's IO).
+void JobEngine::flow_wake(Flow &fl, size_t except)
+{
+	for (size_t k : fl.jobs) {
+		if (k == except || !jobs_[k]->flow_wait)
+			continue;
+		jobs_[k]->flow_wait = false;
+		host_.at(host_.now(), [this, k]() { pump(k); });
+	}
+}
+
+void JobEngine::flow_sleep(size_t j)
+{
+	Job &job = *jobs_[j];
+	job.flow_sleep_set = true;
+	const int64_t now = host_.now();
+	const int64_t wake = std::max(now, std::min(now + specs_[j].flow_sleep_ns, job.deadline));
+	host_.at(wake, [this, j]() {
+		Job &jb = *jobs_[j];
+		jb.flow_sleeping = jb.flow_sleep_set = false;
+		pump(j);
+		maybe_finish(j);
+	});
+}
+
+// --- latency target (fio's queue-depth probe) ---------------------------------
+
+void JobEngine::lat_new_cycle(Job &job)
+{
+	job.lat_ts = host_.now();
+	job.lat_ios = job.done_ios;
+	job.lat_failed = 0;
+}
+
+// The window failed: halve towards the last good depth.  True at depth 1:
+// nothing left to try.
+bool JobEngine::lat_ramp_down(Job &job)
+{
+	if (job.lat_qd == 1)
+		return true;
+	job.lat_high = job.lat_qd;
+	if (job.lat_qd == job.lat_low)
+		job.lat_low--;
+	job.lat_qd = (job.lat_qd + job.lat_low) / 2;
+	job.lat_stable = 0;
+	job.lat_quiesce = true; // the deeper queue's IO drains, then a new window
+	return false;
+}
+
+void JobEngine::lat_success(Job &job)
+{
+	const JobSpec &s = *job.spec;
+	const unsigned int qd = job.lat_qd;
+	job.lat_low = qd;
+	if (qd + 1 == job.lat_high && ++job.lat_stable >= 3) {
+		// stable three windows in a row: room for one more
+		job.lat_high++;
+		job.lat_stable = 0;
+	}
+	if (job.lat_high != job.depth)
+		job.lat_qd = (qd + job.lat_high) / 2; // bisect below the failure
+	else
+		job.lat_qd = qd * 2; // no failure yet: double
+	job.lat_qd = std::min(job.lat_qd, job.depth);
+	if (!s.latency_run && job.lat_qd == qd) {
+		if (job.lat_end_run) {
+			job.stop = true; // the final window passed: done
+		} else {
+			// The depth is found: a final run at it, statistics anew
+			// (and a new window) once the queue drained.
+			job.lat_end_run = true;
+			job.lat_quiesce = true;
+			job.lat_reset = true;
+			return;
+		}
+	}
+	lat_new_cycle(job);
+}
+
+void JobEngine::lat_check(Job &job)
+{
+	const JobSpec &s = *job.spec;
+	if (host_.now() - job.lat_ts < s.latency_window_ns)
+		return;
+	const uint64_t ios = job.done_ios - job.lat_ios;
+	// no IO in the window: 0/0, which fio's comparison fails
+	const double ok =
+		ios ? 100.0 * static_cast<double>(ios - job.lat_failed) / static_cast<double>(ios)
+		    : -1.0;
+	if (ok >= s.latency_percentile)
+		lat_success(job);
+	else
+		lat_ramp_down(job);
+}
+
+void JobEngine::lat_reset_stats(size_t j)
+{
+	const JobSpec &s = specs_[j];
+	Job &job = *jobs_[j];
+	const int64_t now = host_.now();
+	job.result.read = report::DirStats();
+	job.result.write = report::DirStats();
+	job.stats_start = now;
+	job.window_start = now;
+	job.cycle_start = now;
+	job.budget = 0;
+	if (s.runtime_ns)
+		job.deadline = now + s.runtime_ns;
+	lat_new_cycle(job);
+}
+
+// --- steady state -----------------------------------------------------------------
+
+void JobEngine::ss_tick(size_t unit)
+{
+	Steady &u = *steady_[unit];
+	const int64_t now = host_.now();
+	if (stopped_ || u.attained) {
+		u.ticking = false;
+		return;
+	}
+	uint64_t iops = 0, bw = 0;
+	bool sampled = false, live = false;
+	for (size_t j : u.jobs) {
+		Job &job = *jobs_[j];
+		const JobSpec &s = specs_[j];
+		if (job.state != Job::Done)
+			live = true;
+		if (job.state != Job::Running)
+			continue;
+		// Data collection begins a second after ss_ramp.
+		if (!job.ss_ramp_over && now - job.stats_start >= s.ss_ramp_ns + kNsPerSec)
+			job.ss_ramp_over = true;
+		const int64_t dt = now - job.ss_prev_time;
+		if (job.ss_ramp_over && dt > 0) {
+			const auto per_s = [dt](uint64_t n) {
+				return static_cast<uint64_t>(static_cast<long double>(n) *
+							     kNsPerSec /
+							     static_cast<long double>(dt));
+			};
+			bw += per_s(job.done_bytes - job.ss_prev_bytes);
+			iops += per_s(job.done_ios - job.ss_prev_ios);
+			sampled = true;
+		}
+		job.ss_prev_time = now;
+		job.ss_prev_ios = job.done_ios;
+		job.ss_prev_bytes = job.done_bytes;
+	}
+	if (sampled) {
+		const JobSpec &s = specs_[u.jobs.front()];
+		const bool by_iops =
+			s.ss == JobSpec::SsMode::Iops || s.ss == JobSpec::SsMode::IopsSlope;
+		const bool slope =
+			s.ss == JobSpec::SsMode::IopsSlope || s.ss == JobSpec::SsMode::BwSlope;
+		u.iops.push_back(iops);
+		u.bw.push_back(bw);
+		if (u.iops.size() > s.ss_dur_s) {
+			u.iops.erase(u.iops.begin());
+			u.bw.erase(u.bw.begin());
+		}
+		if (u.iops.size() == s.ss_dur_s) {
+			const auto &y = by_iops ? u.iops : u.bw;
+			const double n = static_cast<double>(y.size());
+			double sum = 0, sxy = 0;
+			for (size_t i = 0; i < y.size(); i++) {
+				sum += static_cast<double>(y[i]);
+				sxy += static_cast<double>(i) * static_cast<double>(y[i]);
+			}
+			const double mean = sum / n;
+			double v;
+			if (slope) {
+				// least squares over x = 0 .. n-1, one sample a second
+				const double sx = n * (n - 1) / 2,
+					     sxx = (n - 1) * n * (2 * n - 1) / 6;
+				v = (sxy - sx * sum / n) / (sxx - sx * sx / n);
+			} else {
+				v = 0;
+				for (uint64_t x : y)
+					v = std::max(v, std::fabs(static_cast<double>(x) - mean));
+			}
+			if (s.ss_pct)
+				v = 100.0 * v / mean;
+			u.value = v;
+			if (std::fabs(v) < s.ss_limit) {
+				u.attained = true;
+				for (size_t k : u.jobs) {
+					Job &o = *jobs_[k];
+					if (o.state == Job::Done || o.stop)
+						continue;
+					o.stop = true;
+					if (o.state == Job::Running)
+						maybe_finish(k);
+				}
+			}
+		}
+	}
+	if (u.attained || !live) {
+		u.ticking = false;
+		return;
+	}
+	host_.at(now + kNsPerSec, [this, unit]() { ss_tick(unit); });
+}
+
 void JobEngine::complete(size_t j, int d, uint32_t bs, uint64_t offset, int64_t submitted,
-			 int64_t done)
+			 int64_t done, bool rt)
 {
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
 	const bool write = d != 0; // trims count in the write direction
 	job.inflight--;
 	job.batch_done++;
+	job.done_ios++;
+	job.done_bytes += bs;
 	// Counted once the ramp is over: issued after it, or completed after it
 	// (fio resets its statistics at the end of the ramp).
 	if ((submitted >= job.stats_start || done > job.stats_start) && job.state == Job::Running) {
@@ -661,10 +1027,25 @@ void JobEngine::complete(size_t j, int d, uint32_t bs, uint64_t offset, int64_t 
 		ds.ios++;
 		ds.clat.add(clat);
 		ds.lat.add(clat);
-		log_io(job, write, bs, offset, clat, done);
+		log_io(job, write, bs, offset, clat, done, rt);
 		job.cycle_bytes[d] += bs;
 		job.cycle_ios[d]++;
+		if (s.latency_target_ns && clat > s.latency_target_ns && !job.stop) {
+			if (s.latency_percentile < 100) {
+				job.lat_failed++;
+			} else if (lat_ramp_down(job)) {
+				// at depth 1 and still too slow: fio's "max latency
+				// exceeded" (ETIMEDOUT) ends the job
+				job.result.error = kEtimedout;
+				job.stop = true;
+			}
+		}
 	}
+	if (s.latency_target_ns && job.state == Job::Running && !job.stop && !job.lat_quiesce &&
+	    host_.now() >= job.stats_start)
+		lat_check(job);
+	if (job.flow_sleeping && !job.flow_sleep_set && !job.inflight)
+		flow_sleep(j);
 	if (s.rate_min[0] || s.rate_min[1] || s.rate_min[2] || s.rate_iops_min[0] ||
 	    s.rate_iops_min[1] || s.rate_iops_min[2])
 		check_min_rate(j);
@@ -733,7 +1114,7 @@ void JobEngine::roll_windows(Job &job, int64_t now)
 }
 
 void JobEngine::log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64_t clat,
-		       int64_t done)
+		       int64_t done, bool rt)
 {
 	const JobSpec &s = *job.spec;
 	if (s.bw_log.empty() && s.lat_log.empty() && s.iops_log.empty())
@@ -748,7 +1129,7 @@ void JobEngine::log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64
 	}
 	// One entry per IO; its bandwidth is its size over its latency; the
 	// offset is from the start of the file, as fio logs it.
-	const int prio = s.ioprio_class == 1;
+	const int prio = rt; // fio's column: 1 for an IO of high (RT) priority
 	const int64_t t = (done - job.stats_start) / kNsPerMs;
 	const uint64_t off = offset - s.file_start;
 	if (!s.lat_log.empty()) {
@@ -774,7 +1155,7 @@ void JobEngine::maybe_finish(size_t j)
 	const JobSpec &s = specs_[j];
 	Job &job = *jobs_[j];
 	if (job.state != Job::Running || !job.stop || job.inflight || job.fsyncing ||
-	    job.thinking || job.rate_wait || stopped_)
+	    job.thinking || job.rate_wait || job.flow_sleeping || stopped_)
 		return;
 	if (s.end_fsync && s.writes() && !job.end_fsync_done && cache_) {
 		job.fsyncing = true;
@@ -811,6 +1192,14 @@ void JobEngine::finish(size_t j)
 		const int64_t rest = now - job.window_start;
 		if (rest > 0 && (job.win_ios[0] || job.win_ios[1]))
 			flush_window(job, now, rest);
+	}
+	if (job.in_flow) { // fio's flow_exit_job(): its IOs and weight leave
+		Flow &fl = flows_[s.flow_id];
+		fl.counter -= job.flow_count;
+		fl.weight -= s.flow;
+		fl.jobs.erase(std::find(fl.jobs.begin(), fl.jobs.end(), j));
+		job.in_flow = false;
+		flow_wake(fl, j);
 	}
 	done_++;
 	end_time_ = now;
@@ -860,6 +1249,26 @@ std::vector<report::JobResult> JobEngine::results() const
 				r.read.runtime_ns = run;
 			if (r.write.ios)
 				r.write.runtime_ns = run;
+		}
+		if (auto it = ss_unit_.find(static_cast<size_t>(&job - &jobs_[0]));
+		    it != ss_unit_.end()) {
+			const JobSpec &s = *job->spec;
+			const Steady &u = *steady_[it->second];
+			r.ss.criterion = s.ss_text;
+			r.ss.duration_s = s.ss_dur_s;
+			r.ss.attained = u.attained;
+			r.ss.slope = s.ss == JobSpec::SsMode::IopsSlope ||
+				     s.ss == JobSpec::SsMode::BwSlope;
+			r.ss.pct = s.ss_pct;
+			r.ss.value = u.value;
+			r.ss.iops = u.iops;
+			r.ss.bw = u.bw;
+		}
+		if (job->spec->latency_target_ns) {
+			r.latency_depth = job->lat_qd;
+			r.latency_target_ns = job->spec->latency_target_ns;
+			r.latency_window_ns = job->spec->latency_window_ns;
+			r.latency_percentile = job->spec->latency_percentile;
 		}
 		out.push_back(std::move(r));
 	}

@@ -19,7 +19,12 @@
 //   - after thinktime_blocks IOs have completed, stalls thinktime before
 //     issuing again (so at most thinktime_blocks IOs are in flight);
 //   - ends after io_bytes (size=) bytes unless time_based, and at runtime
-//     (counted after ramp_time); IO in flight then completes first.
+//     (counted after ramp_time); IO in flight then completes first;
+//   - with cmdprio_*, gives a share of its direct IOs a priority of their
+//     own (Io::ioprio); with flow=, issues only while its share of its
+//     flow group's IOs is not above its share of the weights; with ss=,
+//     ends when its IOPS or bandwidth is steady (once a second, over
+//     ss_dur); with latency_target=, probes its queue depth as fio does.
 //
 // Statistics exclude the ramp: an IO counts if it is issued at, or completes
 // after, the end of ramp_time, and size= counts the bytes issued from then on
@@ -36,6 +41,7 @@
 #include "workload/pagecache.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -80,6 +86,8 @@ public:
 
 private:
 	struct Job;
+	struct Steady;
+	struct Flow;
 
 	void start_segment(int segment);
 	bool waits(size_t j) const;
@@ -93,8 +101,19 @@ private:
 	void check_min_rate(size_t j);
 	void fsync_files(size_t j, size_t from);
 	void complete(size_t j, int d, uint32_t bs, uint64_t offset, int64_t submitted,
-		      int64_t done);
-	void log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64_t clat, int64_t done);
+		      int64_t done, bool rt);
+	void log_io(Job &job, bool write, uint32_t bs, uint64_t offset, int64_t clat, int64_t done,
+		    bool rt);
+	unsigned short pick_prio(Job &job, int d, uint32_t bs);
+	bool flow_admit(size_t j);
+	void flow_wake(Flow &fl, size_t except);
+	void flow_sleep(size_t j);
+	void lat_new_cycle(Job &job);
+	bool lat_ramp_down(Job &job);
+	void lat_success(Job &job);
+	void lat_check(Job &job);
+	void lat_reset_stats(size_t j);
+	void ss_tick(size_t unit);
 	void roll_windows(Job &job, int64_t now);
 	void flush_window(Job &job, int64_t window_end, int64_t len);
 	void maybe_finish(size_t j);
@@ -105,6 +124,9 @@ private:
 	std::vector<JobSpec> specs_;
 	std::vector<std::unique_ptr<Job>> jobs_;
 	std::unique_ptr<PageCache> cache_;
+	std::vector<std::unique_ptr<Steady>> steady_; // steady-state units
+	std::map<size_t, size_t> ss_unit_;	      // job -> its unit
+	std::map<int64_t, Flow> flows_;		      // flow_id -> group
 	int segments_ = 0, segment_ = 0;
 	std::vector<std::vector<size_t>> segment_jobs_; // job indices per segment
 	size_t segment_left_ = 0;			// jobs of segment_ not done

@@ -186,9 +186,9 @@ INSTANTIATE_TEST_SUITE_P(
 					       "randtrimwrite)"},
 		BadFlag{"--name=a --rwmixread 101",
 			"--rwmixread 101: rwmixread: '101' is out of range (0..100)"},
-		BadFlag{"--name=a --flow=2",
-			"--flow=2: fio option 'flow' is not supported by efqsim: flow control "
-			"between jobs is not simulated"},
+		BadFlag{"--name=a --atomic=1",
+			"--atomic=1: fio option 'atomic' is not supported by efqsim: atomic "
+			"writes are not simulated"},
 		BadFlag{"--name", "--name: --name needs a value (--name=JOB)"},
 		BadFlag{"--name=a[1]", "--name=a[1]: a job name cannot hold '[' or ']'"},
 		BadFlag{"--name=a --filename='x#y'",

@@ -106,15 +106,15 @@ TEST(FioOptions, EveryNameInTheTableIsKnown)
 
 TEST(FioOptions, RefusedOptionsNameTheOptionAndWhy)
 {
-	EXPECT_EQ(error_of("[j]\nsize=1m\nflow=2\n"),
-		  "t.fio:3: fio option 'flow' is not supported by efqsim: flow control between "
-		  "jobs is not simulated");
-	EXPECT_EQ(error_of("[j]\nsize=1m\nss=iops:10%\n"),
-		  "t.fio:3: fio option 'ss' is not supported by efqsim: steady-state detection "
-		  "is not simulated");
+	EXPECT_EQ(error_of("[j]\nsize=1m\nnice=2\n"),
+		  "t.fio:3: fio option 'nice' is not supported by efqsim: efqsim's tasks have no "
+		  "CPU priority to derive an IO priority from (use prio=)");
 	EXPECT_EQ(error_of("[j]\nsize=1m\nzonemode=zbd\n"),
-		  "t.fio:3: zonemode: zonemode=zbd is not supported by efqsim: the simulated "
-		  "devices are not zoned block devices");
+		  "t.fio:3: zonemode: zonemode=zbd is not supported by efqsim: no efq scheduler "
+		  "can be the elevator of a zoned device (Linux 6.1 block/elevator.c:104 gives a "
+		  "zoned disk only an elevator with ELEVATOR_F_ZBD_SEQ_WRITE; "
+		  "block/cfq-iosched.c:1302, deadline-iosched.c:584, as-iosched.c:1352, "
+		  "noop-iosched.c:176 declare none)");
 	EXPECT_EQ(error_of("[j]\nsize=1m\nfrobnicate=1\n"), "t.fio:3: unknown option 'frobnicate'");
 }
 

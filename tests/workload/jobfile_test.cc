@@ -563,12 +563,13 @@ TEST(JobfileErrors, EveryErrorNamesFileAndLine)
 		 "t.fio:3: unknown option 'frobnicate'"},
 		{"option names are case-sensitive", "[a]\nSIZE=1m\n",
 		 "t.fio:2: unknown option 'SIZE'"},
-		{"unsupported fio option", "[a]\nsize=1m\nflow=2\n",
-		 "t.fio:3: fio option 'flow' is not supported by efqsim: flow control between jobs "
-		 "is not simulated"},
-		{"unsupported fio option: alias", "[a]\nsize=1m\n\nss_dur=10s\n",
-		 "t.fio:4: fio option 'ss_dur' is not supported by efqsim: steady-state detection "
-		 "is not simulated"},
+		{"unsupported fio option", "[a]\nsize=1m\natomic=1\n",
+		 "t.fio:3: fio option 'atomic' is not supported by efqsim: atomic writes are not "
+		 "simulated"},
+		{"unsupported fio option: alias", "[a]\nsize=1m\n\nproto=tcp\n",
+		 "t.fio:4: fio option 'proto' is not supported by efqsim: an option of a network "
+		 "or "
+		 "non-block engine, which efqsim refuses"},
 		{"bad number", "[a]\nsize=1m\niodepth=lots\n",
 		 "t.fio:3: iodepth: 'lots' is not a whole number"},
 		{"bad size suffix", "[a]\nsize=4x\n",
