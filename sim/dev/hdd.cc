@@ -468,17 +468,33 @@ bool Hdd::streaming(int64_t t) const
 	return live_ >= 0 && reach(traj_limit_) > t;
 }
 
-// The segment holding all of @rq's data at @t, or -1.
-int Hdd::find_hit(const Request &rq, int64_t t) const
+// The segment holding all of @c's data at @t, or -1.  A miss is kept with
+// the cache's version and the time the live segment's read-ahead reaches
+// the end of @c's data (if it will): until either changes it is a miss
+// again, without the search (every queued read is asked at every event).
+int Hdd::find_hit(const Cmd &c, int64_t t) const
 {
+	if (c.miss_version == seg_version_ && t < c.miss_until)
+		return -1;
+	const Request &rq = c.rq;
 	uint64_t b = rq.sector + rq.sectors;
+	int64_t until = kNever;
 	for (int i = 0; i < int(segs_.size()); i++) {
 		const Segment &s = segs_[i];
 		if (!s.valid || rq.sector < s.lo)
 			continue;
-		if (i == live_ ? b <= traj_limit_ && reach(b) <= t : b <= s.hi)
-			return i;
+		if (i != live_) {
+			if (b <= s.hi)
+				return i;
+		} else if (b <= traj_limit_) {
+			const int64_t at = reach(b);
+			if (at <= t)
+				return i;
+			until = at;
+		}
 	}
+	c.miss_version = seg_version_;
+	c.miss_until = until;
 	return -1;
 }
 
@@ -522,6 +538,12 @@ int64_t Hdd::positioning(uint64_t from, uint64_t lba, bool write, int64_t t, int
 	uint64_t to;
 	double angle;
 	geo_.place(lba, &to, &angle);
+	return positioning(from, to, angle, write, t, overhead);
+}
+
+int64_t Hdd::positioning(uint64_t from, uint64_t to, double angle, bool write, int64_t t,
+			 int64_t overhead) const
+{
 	uint64_t d = from > to ? from - to : to - from;
 	int64_t s = seek_.ns(d);
 	if (write && d)
@@ -529,11 +551,19 @@ int64_t Hdd::positioning(uint64_t from, uint64_t lba, bool write, int64_t t, int
 	return overhead + s + rot_wait(angle, t + overhead + s);
 }
 
-int64_t Hdd::cost(const Request &rq, int64_t t, uint64_t from) const
+// The positioning time of queued command @c from cylinder @from at @t (its
+// place on the disk is computed once: every queued command is costed at
+// every media decision).
+int64_t Hdd::cost(const Cmd &c, int64_t t, uint64_t from) const
 {
+	const Request &rq = c.rq;
 	if (continues(rq, t))
 		return std::max<int64_t>(0, reach(rq.sector) - t);
-	return positioning(from, rq.sector, rq.write, t, overhead_ns_);
+	if (!c.placed) {
+		geo_.place(rq.sector, &c.cyl, &c.angle);
+		c.placed = true;
+	}
+	return positioning(from, c.cyl, c.angle, rq.write, t, overhead_ns_);
 }
 
 void Hdd::stop_buffer(int64_t t)
@@ -541,6 +571,7 @@ void Hdd::stop_buffer(int64_t t)
 	if (live_ >= 0) {
 		segs_[live_].hi = head_lba(t);
 		live_ = -1;
+		seg_version_++;
 	}
 }
 
@@ -553,6 +584,7 @@ void Hdd::invalidate(uint64_t a, uint64_t b)
 			s.valid = false;
 			if (i == live_)
 				live_ = -1;
+			seg_version_++;
 		}
 	}
 }
@@ -562,6 +594,7 @@ void Hdd::invalidate(uint64_t a, uint64_t b)
 void Hdd::consume(int seg, uint64_t b, int64_t t)
 {
 	Segment &s = segs_[seg];
+	seg_version_++;
 	if (b > window_sectors_)
 		s.lo = std::max(s.lo, b - window_sectors_);
 	s.used = ++use_clock_;
@@ -630,7 +663,7 @@ void Hdd::start_interface(int64_t t)
 			invalidate(rq.sector, rq.sector + rq.sectors);
 			dur = overhead_ns_ + iface_ns(rq.sectors);
 		} else {
-			int seg = find_hit(rq, t);
+			int seg = find_hit(queue_[i], t);
 			if (seg < 0)
 				continue;
 			consume(seg, rq.sector + rq.sectors, t);
@@ -673,7 +706,7 @@ void Hdd::start_media(int64_t t)
 			write_seen = true;
 			continue;
 		}
-		if (!c.rq.write && hit(c.rq, t))
+		if (!c.rq.write && hit(c, t))
 			continue; // the interface serves it
 		cands.push_back(i);
 	}
@@ -705,7 +738,7 @@ void Hdd::start_media(int64_t t)
 	size_t best_i = 0;
 	uint64_t from = head_cylinder(t);
 	for (size_t i : cands) {
-		int64_t c = cost(queue_[i].rq, t, from);
+		int64_t c = cost(queue_[i], t, from);
 		if (c < best) {
 			best = c;
 			best_i = i;
@@ -750,6 +783,7 @@ void Hdd::serve_media(size_t i, int64_t t)
 		int64_t data_end = t + positioning(head_cylinder(t), a, rq.write, t, overhead_ns_) +
 				   geo_.xfer_ns(a, b);
 		stop_buffer(t);
+		seg_version_++;
 		traj_lba_ = b;
 		traj_t_ = data_end;
 		end = media_end = std::max(data_end, link);
@@ -794,6 +828,7 @@ void Hdd::destage(uint64_t key, int64_t t)
 	end = std::max(end, t + 1);
 	stop_buffer(t);
 	invalidate(e.lba, e.lba + n);
+	seg_version_++;
 	traj_lba_ = traj_limit_ = e.lba + n;
 	traj_t_ = end;
 	destage_key_ = key;

@@ -132,6 +132,14 @@ private:
 		Request rq;
 		int64_t arrival = 0;
 		uint64_t flush_seq = 0; // flush: dirty extents up to this key must go
+		// find_hit()'s last miss: it stays a miss while the read cache
+		// is at version @miss_version and the time before @miss_until.
+		mutable uint64_t miss_version = 0;
+		mutable int64_t miss_until = 0;
+		// Where rq.sector is (HddGeometry::place()), once asked.
+		mutable bool placed = false;
+		mutable uint64_t cyl = 0;
+		mutable double angle = 0;
 	};
 	struct Extent {
 		uint64_t lba = 0;
@@ -160,8 +168,8 @@ private:
 
 	bool cached(const Request &rq) const;
 	bool flush_done(const Cmd &c) const;
-	bool hit(const Request &rq, int64_t t) const { return find_hit(rq, t) >= 0; }
-	int find_hit(const Request &rq, int64_t t) const;
+	bool hit(const Cmd &c, int64_t t) const { return find_hit(c, t) >= 0; }
+	int find_hit(const Cmd &c, int64_t t) const;
 	void serve_prefetched(int64_t t);
 	int victim() const;
 	bool streaming(int64_t t) const;
@@ -172,7 +180,9 @@ private:
 	uint64_t head_cylinder(int64_t t) const;
 	int64_t positioning(uint64_t from, uint64_t lba, bool write, int64_t t,
 			    int64_t overhead) const;
-	int64_t cost(const Request &rq, int64_t t, uint64_t from) const;
+	int64_t positioning(uint64_t from, uint64_t to, double angle, bool write, int64_t t,
+			    int64_t overhead) const;
+	int64_t cost(const Cmd &c, int64_t t, uint64_t from) const;
 	void stop_buffer(int64_t t);
 	void invalidate(uint64_t a, uint64_t b);
 	void consume(int seg, uint64_t b, int64_t t);
@@ -215,6 +225,10 @@ private:
 	};
 	std::vector<Segment> segs_;
 	int live_ = -1;
+	// Counts the changes of what find_hit() reads (the segments, the live
+	// one and the head's trajectory), so that a read's miss is not
+	// searched for again until something changed.
+	uint64_t seg_version_ = 1;
 	uint64_t use_clock_ = 0;
 	// The media operation is a sequential miss's prefetch: reads of the
 	// live segment up to @prefetch_end_ complete as the head passes them.

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <tuple>
+#include <unordered_map>
 
 #include <sys/stat.h>
 
@@ -69,8 +69,8 @@ public:
 			}
 			if (heap_.empty())
 				return false;
-			std::pop_heap(heap_.begin(), heap_.end(), later_);
-			size_t best = heap_.back();
+			std::pop_heap(heap_.begin(), heap_.end(), Later{});
+			size_t best = heap_.back().src;
 			heap_.pop_back();
 			std::swap(*ev, heads_[best]);
 			bool dup = duplicate(*ev);
@@ -102,23 +102,82 @@ public:
 	}
 
 private:
-	// The identity of an event: two events with the same key are the same
-	// record read twice.
-	using Key = std::tuple<uint64_t, uint32_t, uint32_t, uint32_t, char, uint32_t, uint64_t,
-			       uint32_t, int, std::string>;
+	// The identity of an event: two events with the same fields below and
+	// the same comm + '\n' + message are the same record read twice.
+	static bool same_text(const Event &a, const Event &b)
+	{
+		if (a.comm.size() == b.comm.size())
+			return a.comm == b.comm && a.message == b.message;
+		const size_t n = a.comm.size() + 1 + a.message.size();
+		if (n != b.comm.size() + 1 + b.message.size())
+			return false;
+		auto at = [](const Event &e, size_t i) {
+			return i < e.comm.size()    ? e.comm[i]
+			       : i == e.comm.size() ? '\n'
+						    : e.message[i - e.comm.size() - 1];
+		};
+		for (size_t i = 0; i < n; i++)
+			if (at(a, i) != at(b, i))
+				return false;
+		return true;
+	}
+
+	static bool same(const Event &a, const Event &b)
+	{
+		return a.seq == b.seq && a.dev == b.dev && a.cpu == b.cpu && a.pid == b.pid &&
+		       a.action == b.action && a.rwbs == b.rwbs && a.sector == b.sector &&
+		       a.sectors == b.sectors && a.error == b.error && same_text(a, b);
+	}
 
 	// True if @ev repeats an event already delivered.  Events come in
-	// time order, so only those of the current time stamp are kept.
+	// time order, so only those of the current time stamp are kept: in
+	// @seen_'s first @nseen_ slots, whose strings keep their capacity
+	// from one time stamp to the next, so that an event costs no
+	// allocation.  Past kScan events at one time stamp a hash of each
+	// narrows the search.
 	bool duplicate(const Event &ev)
 	{
 		if (ev.time_ns != same_time_) {
 			same_time_ = ev.time_ns;
-			seen_.clear();
+			nseen_ = 0;
+			by_hash_.clear();
 		}
-		Key k{ev.seq,  ev.dev,	  ev.cpu,     ev.pid,	ev.action,
-		      ev.rwbs, ev.sector, ev.sectors, ev.error, ev.comm + '\n' + ev.message};
-		if (seen_.insert(std::move(k)).second)
-			return false;
+		if (nseen_ < kScan) {
+			for (size_t i = 0; i < nseen_; i++)
+				if (same(seen_[i], ev))
+					return dropped(ev);
+		} else {
+			if (nseen_ == kScan)
+				for (size_t i = 0; i < nseen_; i++)
+					by_hash_.emplace(hash(seen_[i]), i);
+			auto [lo, hi] = by_hash_.equal_range(hash(ev));
+			for (auto it = lo; it != hi; ++it)
+				if (same(seen_[it->second], ev))
+					return dropped(ev);
+			by_hash_.emplace(hash(ev), nseen_);
+		}
+		if (nseen_ < seen_.size())
+			seen_[nseen_] = ev;
+		else
+			seen_.push_back(ev);
+		nseen_++;
+		return false;
+	}
+
+	// Of the fields same() compares but the strings (equal strings give
+	// equal hashes, so that is enough).
+	static uint64_t hash(const Event &e)
+	{
+		uint64_t h = 14695981039346656037ull;
+		for (uint64_t v : {e.seq, uint64_t{e.dev}, uint64_t{e.cpu}, uint64_t{e.pid},
+				   uint64_t(uint8_t(e.action)), uint64_t{e.rwbs}, e.sector,
+				   uint64_t{e.sectors}, uint64_t(uint32_t(e.error))})
+			h = (h ^ v) * 1099511628211ull;
+		return h;
+	}
+
+	bool dropped(const Event &ev)
+	{
 		if (!dups_++)
 			first_dup_ = ev.time_ns;
 		return true;
@@ -135,34 +194,41 @@ private:
 			}
 			return true;
 		}
-		heap_.push_back(i);
-		std::push_heap(heap_.begin(), heap_.end(), later_);
+		heap_.push_back({heads_[i].time_ns, heads_[i].seq, i});
+		std::push_heap(heap_.begin(), heap_.end(), Later{});
 		return true;
 	}
 
-	// The heap's order (std::*_heap keep the greatest first): @a's head
-	// comes after @b's.
+	// A source with a head event, by that event's order (kept in the heap
+	// itself: no look-up of the head per comparison).
+	struct Head {
+		int64_t time_ns;
+		uint64_t seq;
+		size_t src;
+	};
+	// The heap's order (std::*_heap keep the greatest first): @x's head
+	// comes after @y's.
 	struct Later {
-		const Merge *m;
-		bool operator()(size_t a, size_t b) const
+		bool operator()(const Head &x, const Head &y) const
 		{
-			const Event &x = m->heads_[a], &y = m->heads_[b];
 			if (x.time_ns != y.time_ns)
 				return x.time_ns > y.time_ns;
 			if (x.seq != y.seq)
 				return x.seq > y.seq;
-			return a > b;
+			return x.src > y.src;
 		}
 	};
 
 	std::vector<std::unique_ptr<EventSource>> src_;
 	std::vector<Event> heads_;
-	std::vector<size_t> heap_; // sources with a head event
-	Later later_{this};
+	std::vector<Head> heap_; // sources with a head event
 	bool primed_ = false;
 	std::vector<std::string> warnings_; // of resolving the files
 	int64_t same_time_ = -1;
-	std::set<Key> seen_; // the events delivered at same_time_
+	static constexpr size_t kScan = 16;
+	std::vector<Event> seen_; // the events delivered at same_time_: the first nseen_
+	size_t nseen_ = 0;
+	std::unordered_multimap<uint64_t, size_t> by_hash_; // past kScan of them
 	uint64_t dups_ = 0;
 	int64_t first_dup_ = 0;
 };
@@ -294,6 +360,21 @@ bool resolve_trace_files(const std::vector<std::string> &args, std::vector<std::
 	return true;
 }
 
+namespace {
+
+bool looks_like_text(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const bool space = p[i] == '\t' || p[i] == '\n' || p[i] == '\v' || p[i] == '\f' ||
+				   p[i] == '\r';
+		if ((p[i] < 0x20 && !space) || p[i] == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+} // namespace
+
 std::unique_ptr<EventSource> open_trace(const std::vector<std::string> &paths, std::string *err)
 {
 	if (paths.empty()) {
@@ -311,14 +392,20 @@ std::unique_ptr<EventSource> open_trace(const std::vector<std::string> &paths, s
 			*err = path + ": " + std::strerror(errno);
 			return nullptr;
 		}
-		unsigned char m[4] = {};
-		size_t n = std::fread(m, 1, 4, f);
+		unsigned char m[4096] = {};
+		size_t n = std::fread(m, 1, sizeof(m), f);
 		std::fclose(f);
 		uint32_t le = m[0] | m[1] << 8 | m[2] << 16 | static_cast<uint32_t>(m[3]) << 24;
 		uint32_t be = m[3] | m[2] << 8 | m[1] << 16 | static_cast<uint32_t>(m[0]) << 24;
 		bool binary =
-			n == 4 && ((le & 0xffffff00) == kMagic || (be & 0xffffff00) == kMagic);
+			n >= 4 && ((le & 0xffffff00) == kMagic || (be & 0xffffff00) == kMagic);
 		if (n > 0 && n < 4 && m[0] < 0x09) // a cut-off binary record
+			binary = true;
+		// Neither blktrace's magic nor text (blkparse prints no control
+		// characters but white space): a binary file, whose reader says
+		// what its first record's magic is, at byte offset 0, instead of
+		// "not a blkparse event line".
+		if (!binary && !looks_like_text(m, n))
 			binary = true;
 		kinds |= binary ? 1 : 2;
 		if (kinds == 3) {

@@ -226,6 +226,34 @@ TEST(TraceInputs, AFileGivenTwiceIsReadOnceAndDuplicateEventsAreDropped)
 	std::filesystem::remove_all(d);
 }
 
+// Many events at one time stamp (past the few the merge compares one by
+// one): each repeat is found, and events that differ in one field are not
+// repeats.
+TEST(TraceInputs, DuplicatesAmongManyEventsOfOneTimeStampAreFound)
+{
+	std::vector<Event> cpu0;
+	for (int i = 0; i < 100; i++) {
+		cpu0.push_back(testgen::ev(5000, 0, 100, 'Q', kData, uint64_t(i) * 8, 8, "reader"));
+		cpu0.back().seq = uint64_t(i) + 1;
+	}
+	std::string d = folder("dupmany");
+	testgen::write_file(d + "a.blktrace.0", testgen::binary(cpu0));
+	// The same records again, but for one sector and one pid.
+	std::vector<Event> copy = cpu0;
+	copy[40].sector += 1;
+	copy[70].pid = 101;
+	testgen::write_file(d + "b", testgen::binary(copy));
+	Read r = read_all({d + "a.blktrace.0", d + "b"});
+	ASSERT_EQ(r.err, "");
+	// Each file starts with pid 100's process notify record, and b has
+	// one for pid 101 too: 101 events of a, then of b's 102 only pid 101's
+	// notify record and the two changed reads are new.
+	EXPECT_EQ(r.events.size(), 104u);
+	ASSERT_EQ(r.warnings.size(), 1u);
+	EXPECT_EQ(r.warnings[0].rfind("99 duplicate events dropped", 0), 0u) << r.warnings[0];
+	std::filesystem::remove_all(d);
+}
+
 TEST(TraceInputs, TimeGoingBackwardsWithinACpuFileIsBadInputWithItsOffset)
 {
 	std::string d = folder("back");
@@ -345,6 +373,48 @@ TEST(TraceInputsCli, BadTimeStampsExitOneNamingTheFileAndOffset)
 	EXPECT_EQ(r.status, 1);
 	EXPECT_EQ(r.out, "efqsim: " + d + "nothing: No such file or directory (nor any " + d +
 				 "nothing.blktrace.N: a blktrace recording's base name)\n");
+	std::filesystem::remove_all(d);
+}
+
+// A file that is neither blktrace's (its magic) nor text: the binary
+// reader's message, at byte offset 0, not the text reader's "not a
+// blkparse event line".
+TEST(TraceInputsCli, ABinaryFileWithoutBlktracesMagicIsBadMagicAtOffsetZero)
+{
+	std::string d = folder("magic");
+	std::string zeroed = testgen::binary(testgen::two_processes(4)[0]);
+	zeroed.replace(0, 4, std::string(4, '\0'));
+	testgen::write_file(d + "zero.blktrace.0", zeroed);
+	efqtest::Result r = efqsim("replay " + d + "zero.blktrace.0");
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_EQ(r.out, "efqsim: " + d +
+				 "zero.blktrace.0: byte offset 0: not a blktrace file (bad magic "
+				 "0x00000000)\n");
+	// An ELF header, and a later CPU file of a recording.
+	std::string elf = "\x7f";
+	elf += "ELF" + std::string(60, '\x01');
+	testgen::write_file(d + "elf", elf);
+	r = efqsim("replay " + d + "elf");
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_EQ(r.out.rfind("efqsim: " + d +
+				      "elf: byte offset 0: not a blktrace file (bad magic 0x",
+			      0),
+		  0u)
+		<< r.out;
+	auto cpus = testgen::two_processes(4);
+	testgen::write_file(d + "rec.blktrace.0", testgen::binary(cpus[0]));
+	testgen::write_file(d + "rec.blktrace.1", zeroed);
+	r = efqsim("replay " + d + "rec");
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find(d + "rec.blktrace.1: byte offset 0: not a blktrace file (bad magic "
+				 "0x00000000)"),
+		  std::string::npos)
+		<< r.out;
+	// Text is still read as blkparse's.
+	testgen::write_file(d + "words", "hello world\n");
+	r = efqsim("replay " + d + "words");
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find(d + "words:1: "), std::string::npos) << r.out;
 	std::filesystem::remove_all(d);
 }
 
