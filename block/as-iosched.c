@@ -1171,127 +1171,54 @@ static void as_requests_merged(struct request_queue *q, struct request *rq,
 
 /* --- tunables ------------------------------------------------------------- */
 
-enum as_tunable {
-	AS_TUNE_READ_EXPIRE,
-	AS_TUNE_WRITE_EXPIRE,
-	AS_TUNE_READ_BATCH_EXPIRE,
-	AS_TUNE_WRITE_BATCH_EXPIRE,
-	AS_TUNE_ANTIC_EXPIRE,
-};
-
-static u64 *as_tunable(struct as_data *ad, enum as_tunable t)
+/*
+ * A wait under way ends by the new antic_expire (@ns).  1 if the hardware
+ * queues must run (EFQ_TUNABLE_SET()).
+ */
+static int as_set_antic_expire(struct efq_data *efqd, u64 ns)
 {
-	switch (t) {
-	case AS_TUNE_READ_EXPIRE:
-		return &ad->fifo_expire[AS_SYNC];
-	case AS_TUNE_WRITE_EXPIRE:
-		return &ad->fifo_expire[AS_ASYNC];
-	case AS_TUNE_READ_BATCH_EXPIRE:
-		return &ad->batch_expire[AS_SYNC];
-	case AS_TUNE_WRITE_BATCH_EXPIRE:
-		return &ad->batch_expire[AS_ASYNC];
-	default:
-		return &ad->antic_expire;
-	}
-}
+	struct as_data *ad = as_of(efqd);
+	u64 end, now;
 
-static ssize_t as_tunable_show(struct elevator_queue *e, enum as_tunable t,
-			       char *page)
-{
-	struct efq_data *efqd = e->elevator_data;
-	u64 v;
-
-	spin_lock_irq(&efqd->lock);
-	v = div_u64(*as_tunable(as_of(efqd), t), NSEC_PER_MSEC);
-	spin_unlock_irq(&efqd->lock);
-	return sprintf(page, "%llu\n", (unsigned long long)v);
+	ad->antic_expire = ns;
+	if (ad->antic_status != ANTIC_WAIT_NEXT)
+		return 0;
+	end = ad->antic_start + ad->antic_expire;
+	now = ktime_get_ns();
+	if (now >= end)
+		return as_antic_give_up(ad);
+	hrtimer_start(&ad->antic_timer, ns_to_ktime(end - now),
+		      HRTIMER_MODE_REL);
+	return 0;
 }
 
 /*
  * Milliseconds.  read_expire and write_expire clamp to 1..60000, the batch
  * expiries to 0..60000, antic_expire to 0..1000 (0: never anticipate).
  */
-static ssize_t as_tunable_store(struct elevator_queue *e, enum as_tunable t,
-				const char *name, const char *page,
-				size_t count)
-{
-	struct efq_data *efqd = e->elevator_data;
-	struct as_data *ad = as_of(efqd);
-	unsigned long long v;
-	u64 lo = 0, hi = AS_EXPIRE_MAX_MS;
-	bool kick = false;
-	int ret;
+EFQ_TUNABLE(as, read_expire, as_of(efqd)->fifo_expire[AS_SYNC],
+	    1, AS_EXPIRE_MAX_MS, EFQ_TUNE_MS)
+EFQ_TUNABLE(as, write_expire, as_of(efqd)->fifo_expire[AS_ASYNC],
+	    1, AS_EXPIRE_MAX_MS, EFQ_TUNE_MS)
+EFQ_TUNABLE(as, read_batch_expire, as_of(efqd)->batch_expire[AS_SYNC],
+	    0, AS_EXPIRE_MAX_MS, EFQ_TUNE_MS)
+EFQ_TUNABLE(as, write_batch_expire, as_of(efqd)->batch_expire[AS_ASYNC],
+	    0, AS_EXPIRE_MAX_MS, EFQ_TUNE_MS)
+EFQ_TUNABLE_SET(as, antic_expire, as_of(efqd)->antic_expire,
+		0, AS_ANTIC_EXPIRE_MAX_MS, EFQ_TUNE_MS,
+		as_set_antic_expire(efqd, val))
 
-	ret = kstrtoull(page, 10, &v);
-	if (ret) {
-		efq_warn_bad_tunable(e, name, page, count, ret);
-		return -EINVAL;
-	}
-	if (t == AS_TUNE_READ_EXPIRE || t == AS_TUNE_WRITE_EXPIRE)
-		lo = 1;
-	else if (t == AS_TUNE_ANTIC_EXPIRE)
-		hi = AS_ANTIC_EXPIRE_MAX_MS;
-	v = clamp_t(u64, v, lo, hi);
-	spin_lock_irq(&efqd->lock);
-	*as_tunable(ad, t) = v * NSEC_PER_MSEC;
-	/* a wait under way ends by the new antic_expire */
-	if (t == AS_TUNE_ANTIC_EXPIRE && ad->antic_status == ANTIC_WAIT_NEXT) {
-		u64 end = ad->antic_start + ad->antic_expire;
-		u64 now = ktime_get_ns();
+EFQ_ATTRS(as,
+	  EFQ_TUNABLE_ATTR(as, read_expire),
+	  EFQ_TUNABLE_ATTR(as, write_expire),
+	  EFQ_TUNABLE_ATTR(as, read_batch_expire),
+	  EFQ_TUNABLE_ATTR(as, write_batch_expire),
+	  EFQ_TUNABLE_ATTR(as, antic_expire),
+	  EFQ_ATTR(slice_sync));
 
-		if (now >= end)
-			kick = as_antic_give_up(ad);
-		else
-			hrtimer_start(&ad->antic_timer, ns_to_ktime(end - now),
-				      HRTIMER_MODE_REL);
-	}
-	spin_unlock_irq(&efqd->lock);
-	if (kick)
-		blk_mq_run_hw_queues(efqd->queue, true);
-	return count;
-}
-
-#define AS_SHOW_FN(name, id)						\
-static ssize_t as_##name##_show(struct elevator_queue *e, char *page)	\
-{									\
-	return as_tunable_show(e, id, page);				\
-}
-
-#define AS_STORE_FN(name, id)						\
-static ssize_t as_##name##_store(struct elevator_queue *e,		\
-				 const char *page, size_t count)	\
-{									\
-	return as_tunable_store(e, id, #name, page, count);		\
-}
-
-AS_SHOW_FN(read_expire, AS_TUNE_READ_EXPIRE)
-AS_STORE_FN(read_expire, AS_TUNE_READ_EXPIRE)
-AS_SHOW_FN(write_expire, AS_TUNE_WRITE_EXPIRE)
-AS_STORE_FN(write_expire, AS_TUNE_WRITE_EXPIRE)
-AS_SHOW_FN(read_batch_expire, AS_TUNE_READ_BATCH_EXPIRE)
-AS_STORE_FN(read_batch_expire, AS_TUNE_READ_BATCH_EXPIRE)
-AS_SHOW_FN(write_batch_expire, AS_TUNE_WRITE_BATCH_EXPIRE)
-AS_STORE_FN(write_batch_expire, AS_TUNE_WRITE_BATCH_EXPIRE)
-AS_SHOW_FN(antic_expire, AS_TUNE_ANTIC_EXPIRE)
-AS_STORE_FN(antic_expire, AS_TUNE_ANTIC_EXPIRE)
-#undef AS_SHOW_FN
-#undef AS_STORE_FN
-
-#define AS_ATTR(name) __ATTR(name, 0644, as_##name##_show, as_##name##_store)
-
-static struct elv_fs_entry as_attrs[] = {
-	AS_ATTR(read_expire),
-	AS_ATTR(write_expire),
-	AS_ATTR(read_batch_expire),
-	AS_ATTR(write_batch_expire),
-	AS_ATTR(antic_expire),
-	EFQ_ATTR(slice_sync),
-	EFQ_ATTR(group_idle),
-	EFQ_ATTR(fairness),
-	EFQ_ATTR(hierarchical),
-	EFQ_ATTR(nr_group_requests),
-	__ATTR_NULL
-};
+#ifdef CONFIG_BLK_DEBUG_FS
+EFQ_DEBUGFS_ATTRS(as);
+#endif
 
 /* --- lifetime --------------------------------------------------------------- */
 
@@ -1340,14 +1267,6 @@ static void as_exit_sched(struct elevator_queue *e)
 	hrtimer_cancel(&ad->antic_timer);
 	kfree(ad);
 }
-
-#ifdef CONFIG_BLK_DEBUG_FS
-static const struct blk_mq_debugfs_attr as_debugfs_attrs[] = {
-	{ "state", 0400, efq_debugfs_state_show },
-	{ "service_trees", 0400, efq_debugfs_trees_show },
-	{},
-};
-#endif
 
 static struct elevator_type as_sched = {
 	.ops = {

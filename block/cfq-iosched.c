@@ -1142,161 +1142,42 @@ static void cfq_requests_merged(struct request_queue *q, struct request *rq,
 
 /* --- sysfs tunables -------------------------------------------------------- */
 
-enum cfq_tunable {
-	CFQ_TUNE_QUANTUM,
-	CFQ_TUNE_FIFO_EXPIRE_SYNC,
-	CFQ_TUNE_FIFO_EXPIRE_ASYNC,
-	CFQ_TUNE_BACK_SEEK_MAX,
-	CFQ_TUNE_BACK_SEEK_PENALTY,
-	CFQ_TUNE_SLICE_ASYNC_RQ,
-	CFQ_TUNE_SLICE_IDLE,
-	CFQ_TUNE_LOW_LATENCY,
-};
-
-static ssize_t cfq_tunable_show(struct elevator_queue *e, enum cfq_tunable t,
-				char *page)
+/* cfq's data, for the tunables' fields (EFQ_TUNABLE()'s @ref) */
+static inline struct cfq_data *cfq_of(struct efq_data *efqd)
 {
-	struct efq_data *efqd = e->elevator_data;
-	struct cfq_data *cfqd = efqd->sched_data;
-	u64 v;
-
-	spin_lock_irq(&efqd->lock);
-	switch (t) {
-	case CFQ_TUNE_QUANTUM:
-		v = cfqd->quantum;
-		break;
-	case CFQ_TUNE_FIFO_EXPIRE_SYNC:
-		v = div_u64(cfqd->fifo_expire[1], NSEC_PER_MSEC);
-		break;
-	case CFQ_TUNE_FIFO_EXPIRE_ASYNC:
-		v = div_u64(cfqd->fifo_expire[0], NSEC_PER_MSEC);
-		break;
-	case CFQ_TUNE_BACK_SEEK_MAX:
-		v = cfqd->back_seek_max;
-		break;
-	case CFQ_TUNE_BACK_SEEK_PENALTY:
-		v = cfqd->back_seek_penalty;
-		break;
-	case CFQ_TUNE_SLICE_ASYNC_RQ:
-		v = cfqd->slice_async_rq;
-		break;
-	case CFQ_TUNE_SLICE_IDLE:
-		v = div_u64(cfqd->slice_idle, NSEC_PER_MSEC);
-		break;
-	default:
-		v = cfqd->low_latency;
-		break;
-	}
-	spin_unlock_irq(&efqd->lock);
-	return sprintf(page, "%llu\n", (unsigned long long)v);
+	return efqd->sched_data;
 }
 
-static ssize_t cfq_tunable_store(struct elevator_queue *e, enum cfq_tunable t,
-				 const char *name, const char *page,
-				 size_t count)
-{
-	struct efq_data *efqd = e->elevator_data;
-	struct cfq_data *cfqd = efqd->sched_data;
-	unsigned long long v;
-	int ret;
+/* EFQ_TUNE_MS ones in milliseconds; fifo_expire_sync is fifo_expire[1]. */
+EFQ_TUNABLE(cfq, quantum, cfq_of(efqd)->quantum, 1, UINT_MAX, EFQ_TUNE_NUM)
+EFQ_TUNABLE(cfq, fifo_expire_sync, cfq_of(efqd)->fifo_expire[1],
+	    1, UINT_MAX, EFQ_TUNE_MS)
+EFQ_TUNABLE(cfq, fifo_expire_async, cfq_of(efqd)->fifo_expire[0],
+	    1, UINT_MAX, EFQ_TUNE_MS)
+EFQ_TUNABLE(cfq, back_seek_max, cfq_of(efqd)->back_seek_max,
+	    0, UINT_MAX, EFQ_TUNE_NUM)
+EFQ_TUNABLE(cfq, back_seek_penalty, cfq_of(efqd)->back_seek_penalty,
+	    1, UINT_MAX, EFQ_TUNE_NUM)
+EFQ_TUNABLE(cfq, slice_async_rq, cfq_of(efqd)->slice_async_rq,
+	    1, UINT_MAX, EFQ_TUNE_NUM)
+EFQ_TUNABLE(cfq, slice_idle, cfq_of(efqd)->slice_idle,
+	    0, EFQ_IDLE_MAX_MS, EFQ_TUNE_MS)
+EFQ_TUNABLE(cfq, low_latency, cfq_of(efqd)->low_latency, 0, 1, EFQ_TUNE_NUM)
 
-	ret = kstrtoull(page, 10, &v);
-	if (ret) {
-		efq_warn_bad_tunable(e, name, page, count, ret);
-		return -EINVAL;
-	}
-	spin_lock_irq(&efqd->lock);
-	switch (t) {
-	case CFQ_TUNE_QUANTUM:
-		cfqd->quantum = clamp_t(u64, v, 1, UINT_MAX);
-		break;
-	case CFQ_TUNE_FIFO_EXPIRE_SYNC:
-		cfqd->fifo_expire[1] = clamp_t(u64, v, 1, UINT_MAX) *
-				       NSEC_PER_MSEC;
-		break;
-	case CFQ_TUNE_FIFO_EXPIRE_ASYNC:
-		cfqd->fifo_expire[0] = clamp_t(u64, v, 1, UINT_MAX) *
-				       NSEC_PER_MSEC;
-		break;
-	case CFQ_TUNE_BACK_SEEK_MAX:
-		cfqd->back_seek_max = min_t(u64, v, UINT_MAX);
-		break;
-	case CFQ_TUNE_BACK_SEEK_PENALTY:
-		cfqd->back_seek_penalty = clamp_t(u64, v, 1, UINT_MAX);
-		break;
-	case CFQ_TUNE_SLICE_ASYNC_RQ:
-		cfqd->slice_async_rq = clamp_t(u64, v, 1, UINT_MAX);
-		break;
-	case CFQ_TUNE_SLICE_IDLE:
-		cfqd->slice_idle = min_t(u64, v, EFQ_IDLE_MAX_MS) *
-				   NSEC_PER_MSEC;
-		break;
-	default:
-		cfqd->low_latency = min_t(u64, v, 1);
-		break;
-	}
-	spin_unlock_irq(&efqd->lock);
-	return count;
-}
-
-#define CFQ_SHOW_FN(name, id)						\
-static ssize_t cfq_##name##_show(struct elevator_queue *e, char *page)	\
-{									\
-	return cfq_tunable_show(e, id, page);				\
-}
-
-#define CFQ_STORE_FN(name, id)						\
-static ssize_t cfq_##name##_store(struct elevator_queue *e,		\
-				  const char *page, size_t count)	\
-{									\
-	return cfq_tunable_store(e, id, #name, page, count);		\
-}
-
-CFQ_SHOW_FN(quantum, CFQ_TUNE_QUANTUM)
-CFQ_STORE_FN(quantum, CFQ_TUNE_QUANTUM)
-CFQ_SHOW_FN(fifo_expire_sync, CFQ_TUNE_FIFO_EXPIRE_SYNC)
-CFQ_STORE_FN(fifo_expire_sync, CFQ_TUNE_FIFO_EXPIRE_SYNC)
-CFQ_SHOW_FN(fifo_expire_async, CFQ_TUNE_FIFO_EXPIRE_ASYNC)
-CFQ_STORE_FN(fifo_expire_async, CFQ_TUNE_FIFO_EXPIRE_ASYNC)
-CFQ_SHOW_FN(back_seek_max, CFQ_TUNE_BACK_SEEK_MAX)
-CFQ_STORE_FN(back_seek_max, CFQ_TUNE_BACK_SEEK_MAX)
-CFQ_SHOW_FN(back_seek_penalty, CFQ_TUNE_BACK_SEEK_PENALTY)
-CFQ_STORE_FN(back_seek_penalty, CFQ_TUNE_BACK_SEEK_PENALTY)
-CFQ_SHOW_FN(slice_async_rq, CFQ_TUNE_SLICE_ASYNC_RQ)
-CFQ_STORE_FN(slice_async_rq, CFQ_TUNE_SLICE_ASYNC_RQ)
-CFQ_SHOW_FN(slice_idle, CFQ_TUNE_SLICE_IDLE)
-CFQ_STORE_FN(slice_idle, CFQ_TUNE_SLICE_IDLE)
-CFQ_SHOW_FN(low_latency, CFQ_TUNE_LOW_LATENCY)
-CFQ_STORE_FN(low_latency, CFQ_TUNE_LOW_LATENCY)
-#undef CFQ_SHOW_FN
-#undef CFQ_STORE_FN
-
-#define CFQ_ATTR(name) __ATTR(name, 0644, cfq_##name##_show, cfq_##name##_store)
-
-static struct elv_fs_entry cfq_attrs[] = {
-	CFQ_ATTR(quantum),
-	CFQ_ATTR(fifo_expire_sync),
-	CFQ_ATTR(fifo_expire_async),
-	CFQ_ATTR(back_seek_max),
-	CFQ_ATTR(back_seek_penalty),
-	CFQ_ATTR(slice_async_rq),
-	CFQ_ATTR(slice_idle),
-	CFQ_ATTR(low_latency),
-	EFQ_ATTR(slice_sync),
-	EFQ_ATTR(slice_async),
-	EFQ_ATTR(group_idle),
-	EFQ_ATTR(fairness),
-	EFQ_ATTR(hierarchical),
-	EFQ_ATTR(nr_group_requests),
-	__ATTR_NULL
-};
+EFQ_ATTRS(cfq,
+	  EFQ_TUNABLE_ATTR(cfq, quantum),
+	  EFQ_TUNABLE_ATTR(cfq, fifo_expire_sync),
+	  EFQ_TUNABLE_ATTR(cfq, fifo_expire_async),
+	  EFQ_TUNABLE_ATTR(cfq, back_seek_max),
+	  EFQ_TUNABLE_ATTR(cfq, back_seek_penalty),
+	  EFQ_TUNABLE_ATTR(cfq, slice_async_rq),
+	  EFQ_TUNABLE_ATTR(cfq, slice_idle),
+	  EFQ_TUNABLE_ATTR(cfq, low_latency),
+	  EFQ_ATTR(slice_sync),
+	  EFQ_ATTR(slice_async));
 
 #ifdef CONFIG_BLK_DEBUG_FS
-static const struct blk_mq_debugfs_attr cfq_debugfs_attrs[] = {
-	{ "state", 0400, efq_debugfs_state_show },
-	{ "service_trees", 0400, efq_debugfs_trees_show },
-	{},
-};
+EFQ_DEBUGFS_ATTRS(cfq);
 #endif
 
 static struct elevator_type cfq_sched = {

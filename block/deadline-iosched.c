@@ -450,135 +450,33 @@ static void dl_requests_merged(struct request_queue *q, struct request *rq,
 
 /* --- sysfs tunables ------------------------------------------------------ */
 
-enum dl_tunable {
-	DL_TUNE_READ_EXPIRE,
-	DL_TUNE_WRITE_EXPIRE,
-	DL_TUNE_WRITES_STARVED,
-	DL_TUNE_FRONT_MERGES,
-	DL_TUNE_FIFO_BATCH,
-};
-
-static ssize_t dl_tunable_show(struct elevator_queue *e, enum dl_tunable t,
-			       char *page)
-{
-	struct efq_data *efqd = e->elevator_data;
-	struct deadline_data *dd = dl_data(efqd);
-	u64 v;
-
-	spin_lock_irq(&efqd->lock);
-	switch (t) {
-	case DL_TUNE_READ_EXPIRE:
-		v = div_u64(dd->fifo_expire[READ], NSEC_PER_MSEC);
-		break;
-	case DL_TUNE_WRITE_EXPIRE:
-		v = div_u64(dd->fifo_expire[WRITE], NSEC_PER_MSEC);
-		break;
-	case DL_TUNE_WRITES_STARVED:
-		v = dd->writes_starved;
-		break;
-	case DL_TUNE_FRONT_MERGES:
-		v = dd->front_merges;
-		break;
-	default:
-		v = dd->fifo_batch;
-		break;
-	}
-	spin_unlock_irq(&efqd->lock);
-	return sprintf(page, "%llu\n", (unsigned long long)v);
-}
-
 /*
- * A value that is not a (64-bit signed) number is -EINVAL; numbers out of
- * range are clamped: read_expire and write_expire to 0..INT_MAX ms,
- * writes_starved to 0..INT_MAX, front_merges to 0..1, fifo_batch to
- * 1..INT_MAX.
+ * Any 64-bit signed number, clamped (EFQ_TUNE_SIGNED: a negative one to the
+ * minimum); read_expire and write_expire in milliseconds.
  */
-static ssize_t dl_tunable_store(struct elevator_queue *e, enum dl_tunable t,
-				const char *name, const char *page,
-				size_t count)
-{
-	struct efq_data *efqd = e->elevator_data;
-	struct deadline_data *dd = dl_data(efqd);
-	long long v;
-	int ret;
+#define DL_TUNE_NUM	(EFQ_TUNE_NUM | EFQ_TUNE_SIGNED)
+#define DL_TUNE_MS	(EFQ_TUNE_MS | EFQ_TUNE_SIGNED)
 
-	ret = kstrtoll(page, 10, &v);
-	if (ret) {
-		efq_warn_bad_tunable(e, name, page, count, ret);
-		return -EINVAL;
-	}
-	spin_lock_irq(&efqd->lock);
-	switch (t) {
-	case DL_TUNE_READ_EXPIRE:
-		dd->fifo_expire[READ] = clamp_t(long long, v, 0, INT_MAX) *
-					NSEC_PER_MSEC;
-		break;
-	case DL_TUNE_WRITE_EXPIRE:
-		dd->fifo_expire[WRITE] = clamp_t(long long, v, 0, INT_MAX) *
-					 NSEC_PER_MSEC;
-		break;
-	case DL_TUNE_WRITES_STARVED:
-		dd->writes_starved = clamp_t(long long, v, 0, INT_MAX);
-		break;
-	case DL_TUNE_FRONT_MERGES:
-		dd->front_merges = clamp_t(long long, v, 0, 1);
-		break;
-	default:
-		dd->fifo_batch = clamp_t(long long, v, 1, INT_MAX);
-		break;
-	}
-	spin_unlock_irq(&efqd->lock);
-	return count;
-}
+EFQ_TUNABLE(dl, read_expire, dl_data(efqd)->fifo_expire[READ],
+	    0, INT_MAX, DL_TUNE_MS)
+EFQ_TUNABLE(dl, write_expire, dl_data(efqd)->fifo_expire[WRITE],
+	    0, INT_MAX, DL_TUNE_MS)
+EFQ_TUNABLE(dl, writes_starved, dl_data(efqd)->writes_starved,
+	    0, INT_MAX, DL_TUNE_NUM)
+EFQ_TUNABLE(dl, front_merges, dl_data(efqd)->front_merges, 0, 1, DL_TUNE_NUM)
+EFQ_TUNABLE(dl, fifo_batch, dl_data(efqd)->fifo_batch,
+	    1, INT_MAX, DL_TUNE_NUM)
 
-#define DL_SHOW_FN(name, id)						\
-static ssize_t dl_##name##_show(struct elevator_queue *e, char *page)	\
-{									\
-	return dl_tunable_show(e, id, page);				\
-}
-
-#define DL_STORE_FN(name, id)						\
-static ssize_t dl_##name##_store(struct elevator_queue *e,		\
-				 const char *page, size_t count)	\
-{									\
-	return dl_tunable_store(e, id, #name, page, count);		\
-}
-
-DL_SHOW_FN(read_expire, DL_TUNE_READ_EXPIRE)
-DL_STORE_FN(read_expire, DL_TUNE_READ_EXPIRE)
-DL_SHOW_FN(write_expire, DL_TUNE_WRITE_EXPIRE)
-DL_STORE_FN(write_expire, DL_TUNE_WRITE_EXPIRE)
-DL_SHOW_FN(writes_starved, DL_TUNE_WRITES_STARVED)
-DL_STORE_FN(writes_starved, DL_TUNE_WRITES_STARVED)
-DL_SHOW_FN(front_merges, DL_TUNE_FRONT_MERGES)
-DL_STORE_FN(front_merges, DL_TUNE_FRONT_MERGES)
-DL_SHOW_FN(fifo_batch, DL_TUNE_FIFO_BATCH)
-DL_STORE_FN(fifo_batch, DL_TUNE_FIFO_BATCH)
-#undef DL_SHOW_FN
-#undef DL_STORE_FN
-
-#define DL_ATTR(name) __ATTR(name, 0644, dl_##name##_show, dl_##name##_store)
-
-static struct elv_fs_entry dl_attrs[] = {
-	DL_ATTR(read_expire),
-	DL_ATTR(write_expire),
-	DL_ATTR(writes_starved),
-	DL_ATTR(front_merges),
-	DL_ATTR(fifo_batch),
-	EFQ_ATTR(slice_sync),
-	EFQ_ATTR(group_idle),
-	EFQ_ATTR(fairness),
-	EFQ_ATTR(hierarchical),
-	EFQ_ATTR(nr_group_requests),
-	__ATTR_NULL
-};
+EFQ_ATTRS(dl,
+	  EFQ_TUNABLE_ATTR(dl, read_expire),
+	  EFQ_TUNABLE_ATTR(dl, write_expire),
+	  EFQ_TUNABLE_ATTR(dl, writes_starved),
+	  EFQ_TUNABLE_ATTR(dl, front_merges),
+	  EFQ_TUNABLE_ATTR(dl, fifo_batch),
+	  EFQ_ATTR(slice_sync));
 
 #ifdef CONFIG_BLK_DEBUG_FS
-static const struct blk_mq_debugfs_attr dl_debugfs_attrs[] = {
-	{ "state", 0400, efq_debugfs_state_show },
-	{ "service_trees", 0400, efq_debugfs_trees_show },
-	{},
-};
+EFQ_DEBUGFS_ATTRS(dl);
 #endif
 
 static struct elevator_type dl_sched = {

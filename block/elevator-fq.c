@@ -2566,46 +2566,6 @@ EXPORT_SYMBOL_GPL(efq_request_completed);
 
 /* --- sysfs tunables ----------------------------------------------------- */
 
-enum efq_tunable {
-	EFQ_TUNE_SLICE_SYNC,
-	EFQ_TUNE_SLICE_ASYNC,
-	EFQ_TUNE_GROUP_IDLE,
-	EFQ_TUNE_FAIRNESS,
-	EFQ_TUNE_HIERARCHICAL,
-	EFQ_TUNE_NR_GROUP_REQUESTS,
-};
-
-static ssize_t efq_tunable_show(struct elevator_queue *e,
-				enum efq_tunable t, char *page)
-{
-	struct efq_data *efqd = e->elevator_data;
-	u64 v;
-
-	spin_lock_irq(&efqd->lock);
-	switch (t) {
-	case EFQ_TUNE_SLICE_SYNC:
-		v = div_u64(efqd->slice[1], NSEC_PER_MSEC);
-		break;
-	case EFQ_TUNE_SLICE_ASYNC:
-		v = div_u64(efqd->slice[0], NSEC_PER_MSEC);
-		break;
-	case EFQ_TUNE_GROUP_IDLE:
-		v = div_u64(efqd->group_idle, NSEC_PER_MSEC);
-		break;
-	case EFQ_TUNE_FAIRNESS:
-		v = efqd->fairness;
-		break;
-	case EFQ_TUNE_NR_GROUP_REQUESTS:
-		v = efqd->nr_group_requests;
-		break;
-	default:
-		v = efqd->hierarchical;
-		break;
-	}
-	spin_unlock_irq(&efqd->lock);
-	return sprintf(page, "%llu\n", (unsigned long long)v);
-}
-
 /* The most of a refused write efq_warn_bad_tunable() shows. */
 #define EFQ_BAD_TEXT_MAX	32
 
@@ -2642,96 +2602,107 @@ void efq_warn_bad_tunable(struct elevator_queue *e, const char *name,
 }
 EXPORT_SYMBOL_GPL(efq_warn_bad_tunable);
 
-static const char *const efq_tunable_names[] = {
-	[EFQ_TUNE_SLICE_SYNC]		= "slice_sync",
-	[EFQ_TUNE_SLICE_ASYNC]		= "slice_async",
-	[EFQ_TUNE_GROUP_IDLE]		= "group_idle",
-	[EFQ_TUNE_FAIRNESS]		= "fairness",
-	[EFQ_TUNE_HIERARCHICAL]		= "hierarchical",
-	[EFQ_TUNE_NR_GROUP_REQUESTS]	= "nr_group_requests",
-};
+/**
+ * efq_tunable_show() - the sysfs show of a tunable
+ * @e: the elevator the tunable belongs to
+ * @page: the sysfs page
+ * @t: the tunable
+ *
+ * Return: the length of "VALUE\n", VALUE in the unit of @t (whole
+ * milliseconds for EFQ_TUNE_MS).
+ */
+ssize_t efq_tunable_show(struct elevator_queue *e, char *page,
+			 const struct efq_tunable *t)
+{
+	struct efq_data *efqd = e->elevator_data;
+	u64 v;
 
-static ssize_t efq_tunable_store(struct elevator_queue *e,
-				 enum efq_tunable t, const char *page,
-				 size_t count)
+	spin_lock_irq(&efqd->lock);
+	t->rw(efqd, &v, false);
+	spin_unlock_irq(&efqd->lock);
+	if (t->flags & EFQ_TUNE_MS)
+		v = div_u64(v, NSEC_PER_MSEC);
+	return sprintf(page, "%llu\n", (unsigned long long)v);
+}
+EXPORT_SYMBOL_GPL(efq_tunable_show);
+
+/**
+ * efq_tunable_store() - the sysfs store of a tunable
+ * @e: the elevator the tunable belongs to
+ * @page: what was written (sysfs passes it NUL-terminated)
+ * @count: its length
+ * @t: the tunable
+ *
+ * A decimal number from 0 up (kstrtoull()), or with EFQ_TUNE_SIGNED any
+ * 64-bit signed one (kstrtoll()), a negative one clamping to the minimum;
+ * clamped to @t->min..@t->max and stored by @t->rw under efqd->lock.
+ *
+ * Return: @count; -EINVAL (after efq_warn_bad_tunable()) for any other
+ * write; or the -errno of @t->rw, -EBUSY (a tunable that only changes
+ * while no request is queued: hierarchical) with a ratelimited message.
+ */
+ssize_t efq_tunable_store(struct elevator_queue *e, const char *page,
+			  size_t count, const struct efq_tunable *t)
 {
 	struct efq_data *efqd = e->elevator_data;
 	unsigned long long v;
+	long long s;
 	int ret;
 
-	ret = kstrtoull(page, 10, &v);
+	if (t->flags & EFQ_TUNE_SIGNED) {
+		ret = kstrtoll(page, 10, &s);
+		v = ret || s < 0 ? 0 : s;
+	} else {
+		ret = kstrtoull(page, 10, &v);
+	}
 	if (ret) {
-		efq_warn_bad_tunable(e, efq_tunable_names[t], page, count, ret);
+		efq_warn_bad_tunable(e, t->file, page, count, ret);
 		return -EINVAL;
 	}
+	v = clamp_t(u64, v, t->min, t->max);
+	if (t->flags & EFQ_TUNE_MS)
+		v *= NSEC_PER_MSEC;
 	spin_lock_irq(&efqd->lock);
-	switch (t) {
-	case EFQ_TUNE_SLICE_SYNC:
-		efqd->slice[1] = clamp_t(u64, v, 1, UINT_MAX) * NSEC_PER_MSEC;
-		break;
-	case EFQ_TUNE_SLICE_ASYNC:
-		efqd->slice[0] = clamp_t(u64, v, 1, UINT_MAX) * NSEC_PER_MSEC;
-		break;
-	case EFQ_TUNE_GROUP_IDLE:
-		efqd->group_idle = min_t(u64, v, EFQ_IDLE_MAX_MS) *
-				   NSEC_PER_MSEC;
-		break;
-	case EFQ_TUNE_FAIRNESS:
-		efqd->fairness = min_t(u64, v, 1);
-		break;
-	case EFQ_TUNE_NR_GROUP_REQUESTS:
-		efqd->nr_group_requests = clamp_t(u64, v, EFQ_MIN_GROUP_REQUESTS,
-						  UINT_MAX);
-		break;
-	default:
-		ret = efq_set_hierarchical(efqd, v != 0);
-		break;
-	}
+	ret = t->rw(efqd, &v, true);
 	spin_unlock_irq(&efqd->lock);
+	if (ret > 0)
+		blk_mq_run_hw_queues(efqd->queue, true);
 	if (ret == -EBUSY)
-		pr_warn_ratelimited("efq: %s: %s: hierarchical: not changed while requests are queued (write it while the device is idle)\n",
+		pr_warn_ratelimited("efq: %s: %s: %s: not changed while requests are queued (write it while the device is idle)\n",
 				    efqd->queue->disk ?
 				    efqd->queue->disk->disk_name : "?",
-				    e->type->elevator_name);
-	return ret ? ret : count;
+				    e->type->elevator_name, t->file);
+	return ret < 0 ? ret : count;
 }
+EXPORT_SYMBOL_GPL(efq_tunable_store);
 
-#define EFQ_SHOW_FN(name, id)						\
-ssize_t efq_##name##_show(struct elevator_queue *e, char *page)		\
-{									\
-	return efq_tunable_show(e, id, page);				\
-}
-
-#define EFQ_STORE_FN(name, id)						\
-ssize_t efq_##name##_store(struct elevator_queue *e, const char *page,	\
-			   size_t count)				\
-{									\
-	return efq_tunable_store(e, id, page, count);			\
-}
-
-EFQ_SHOW_FN(slice_sync, EFQ_TUNE_SLICE_SYNC)
+/*
+ * The engine's tunables: external (EFQ_DECLARE_ATTR()), their show and
+ * store exported for the schedulers' tables (EFQ_ATTR()).
+ */
+__EFQ_TUNABLE(slice_sync, efq, efqd->slice[1], 1, UINT_MAX, EFQ_TUNE_MS,
+	      EFQ_TUNE_STORE)
 EXPORT_SYMBOL_GPL(efq_slice_sync_show);
-EFQ_STORE_FN(slice_sync, EFQ_TUNE_SLICE_SYNC)
 EXPORT_SYMBOL_GPL(efq_slice_sync_store);
-EFQ_SHOW_FN(slice_async, EFQ_TUNE_SLICE_ASYNC)
+__EFQ_TUNABLE(slice_async, efq, efqd->slice[0], 1, UINT_MAX, EFQ_TUNE_MS,
+	      EFQ_TUNE_STORE)
 EXPORT_SYMBOL_GPL(efq_slice_async_show);
-EFQ_STORE_FN(slice_async, EFQ_TUNE_SLICE_ASYNC)
 EXPORT_SYMBOL_GPL(efq_slice_async_store);
-EFQ_SHOW_FN(group_idle, EFQ_TUNE_GROUP_IDLE)
+__EFQ_TUNABLE(group_idle, efq, efqd->group_idle, 0, EFQ_IDLE_MAX_MS,
+	      EFQ_TUNE_MS, EFQ_TUNE_STORE)
 EXPORT_SYMBOL_GPL(efq_group_idle_show);
-EFQ_STORE_FN(group_idle, EFQ_TUNE_GROUP_IDLE)
 EXPORT_SYMBOL_GPL(efq_group_idle_store);
-EFQ_SHOW_FN(fairness, EFQ_TUNE_FAIRNESS)
+__EFQ_TUNABLE(fairness, efq, efqd->fairness, 0, 1, EFQ_TUNE_NUM,
+	      EFQ_TUNE_STORE)
 EXPORT_SYMBOL_GPL(efq_fairness_show);
-EFQ_STORE_FN(fairness, EFQ_TUNE_FAIRNESS)
 EXPORT_SYMBOL_GPL(efq_fairness_store);
-EFQ_SHOW_FN(hierarchical, EFQ_TUNE_HIERARCHICAL)
+__EFQ_TUNABLE(hierarchical, efq, efqd->hierarchical, 0, 1, EFQ_TUNE_NUM,
+	      efq_set_hierarchical(efqd, val))
 EXPORT_SYMBOL_GPL(efq_hierarchical_show);
-EFQ_STORE_FN(hierarchical, EFQ_TUNE_HIERARCHICAL)
 EXPORT_SYMBOL_GPL(efq_hierarchical_store);
-EFQ_SHOW_FN(nr_group_requests, EFQ_TUNE_NR_GROUP_REQUESTS)
+__EFQ_TUNABLE(nr_group_requests, efq, efqd->nr_group_requests,
+	      EFQ_MIN_GROUP_REQUESTS, UINT_MAX, EFQ_TUNE_NUM, EFQ_TUNE_STORE)
 EXPORT_SYMBOL_GPL(efq_nr_group_requests_show);
-EFQ_STORE_FN(nr_group_requests, EFQ_TUNE_NR_GROUP_REQUESTS)
 EXPORT_SYMBOL_GPL(efq_nr_group_requests_store);
 
 /**

@@ -156,21 +156,10 @@ static void noop_requests_merged(struct request_queue *q, struct request *rq,
 		efq_request_merged_away(efqd, ioq, next);
 }
 
-static struct elv_fs_entry noop_attrs[] = {
-	EFQ_ATTR(slice_sync),
-	EFQ_ATTR(group_idle),
-	EFQ_ATTR(fairness),
-	EFQ_ATTR(hierarchical),
-	EFQ_ATTR(nr_group_requests),
-	__ATTR_NULL
-};
+EFQ_ATTRS(noop, EFQ_ATTR(slice_sync));
 
 #ifdef CONFIG_BLK_DEBUG_FS
-static const struct blk_mq_debugfs_attr noop_debugfs_attrs[] = {
-	{ "state", 0400, efq_debugfs_state_show },
-	{ "service_trees", 0400, efq_debugfs_trees_show },
-	{},
-};
+EFQ_DEBUGFS_ATTRS(noop);
 #endif
 
 static struct elevator_type noop_sched = {

@@ -529,18 +529,182 @@ bool efq_has_work(struct efq_data *efqd);
 void efq_schedule_dispatch(struct efq_data *efqd);
 
 /*
- * --- common sysfs tunables (queue/iosched/), for a scheduler's elv_fs_entry
- * table: EFQ_ATTR(slice_sync), ... ---
+ * --- sysfs tunables (queue/iosched/): the engine's and the schedulers' ---
  *
+ * One policy for every tunable (efq_tunable_show(), efq_tunable_store()):
+ * a write that is not a decimal number is -EINVAL with a ratelimited
+ * "efq: DISK: SCHED: TUNABLE: ..." message (efq_warn_bad_tunable()); a
+ * number out of range is clamped into it; reads and writes hold
+ * efqd->lock; a read shows the value in its unit.  EFQ_TUNABLE() defines a
+ * tunable, EFQ_TUNABLE_ATTR() its entry, EFQ_ATTRS() a scheduler's table.
+ *
+ * The engine's tunables (efq_<name>_show/_store, entries EFQ_ATTR(name)):
  * slice_sync, slice_async (ms, clamped to 1..UINT_MAX), group_idle (ms,
- * 0..EFQ_IDLE_MAX_MS, 0 disables), fairness (0..1) and hierarchical
- * (0..1, -EBUSY while requests are queued).  A value that is not a number is -EINVAL; an
- * out-of-range number is clamped.  Every refusal leaves a ratelimited
- * "efq: DISK: SCHED: TUNABLE: ..." message (efq_warn_bad_tunable() for the
- * schedulers' own tunables).  nr_group_requests (4..UINT_MAX) caps the
- * requests one group holds; schedulers enforce it with efq_limit_depth().
+ * 0..EFQ_IDLE_MAX_MS, 0 disables), fairness (0..1), hierarchical (0..1,
+ * -EBUSY with a message while requests are queued) and nr_group_requests
+ * (4..UINT_MAX: the requests one group holds; schedulers enforce it with
+ * efq_limit_depth()).
  */
-#define EFQ_ATTR(name) __ATTR(name, 0644, efq_##name##_show, efq_##name##_store)
+
+/**
+ * enum efq_tune_flags - how a tunable is written, shown and kept
+ * @EFQ_TUNE_NUM: none: a number from 0 up, kept as written
+ * @EFQ_TUNE_MS: milliseconds, kept in nanoseconds
+ * @EFQ_TUNE_SIGNED: a negative number is taken, and clamped to the
+ *	minimum, where it would be refused (deadline-fq's tunables, which
+ *	take what mq-deadline's take)
+ */
+enum efq_tune_flags {
+	EFQ_TUNE_NUM	= 0,
+	EFQ_TUNE_MS	= 1 << 0,
+	EFQ_TUNE_SIGNED	= 1 << 1,
+};
+
+/**
+ * struct efq_tunable - one sysfs tunable, made by EFQ_TUNABLE()
+ * @file: its file name
+ * @min: the smallest value kept, in the unit of @flags
+ * @max: the largest value kept, in the unit of @flags
+ * @flags: enum efq_tune_flags
+ * @rw: under efqd->lock, reads the field into *@val (@store false) or
+ *	stores *@val, clamped and in the field's unit (@store true); returns
+ *	0, a -errno that refuses the write, or 1 to run the hardware queues
+ *	once the lock is dropped
+ */
+struct efq_tunable {
+	const char *file;
+	u64 min;
+	u64 max;
+	unsigned int flags;
+	int (*rw)(struct efq_data *efqd, u64 *val, bool store);
+};
+
+ssize_t efq_tunable_show(struct elevator_queue *e, char *page,
+			 const struct efq_tunable *t);
+ssize_t efq_tunable_store(struct elevator_queue *e, const char *page,
+			  size_t count, const struct efq_tunable *t);
+void efq_warn_bad_tunable(struct elevator_queue *e, const char *name,
+			  const char *page, size_t count, int err);
+
+/*
+ * The @set of EFQ_TUNABLE_SET() and __EFQ_TUNABLE() for a tunable whose
+ * write only stores its field (EFQ_TUNABLE()).
+ */
+#define EFQ_TUNE_STORE	(*field = val, 0)
+
+/**
+ * __EFQ_TUNABLE() - define a tunable's struct efq_tunable and its sysfs
+ *	show and store functions
+ * @name: the tunable's file name
+ * @prefix: the functions are @prefix_@name_show() and @prefix_@name_store(),
+ *	with the linkage of their declaration before: static for a
+ *	scheduler's (EFQ_TUNABLE_SET()), external for the engine's
+ *	(EFQ_DECLARE_ATTR())
+ * @ref: the tunable's field, as an lvalue of the local struct efq_data
+ *	*efqd, e.g. dl_data(efqd)->fifo_batch
+ * @lo: the smallest value kept, in @unit
+ * @hi: the largest value kept, in @unit
+ * @unit: enum efq_tune_flags
+ * @set: an int expression that stores the local u64 val (clamped, in the
+ *	field's unit) and returns as &struct efq_tunable.rw; it may use the
+ *	locals efqd and field (the address of @ref), e.g. EFQ_TUNE_STORE
+ */
+#define __EFQ_TUNABLE(name, prefix, ref, lo, hi, unit, set)		\
+static int prefix##_##name##_rw(struct efq_data *efqd, u64 *v, bool store) \
+{									\
+	typeof(ref) *field = &(ref);					\
+	u64 val;							\
+									\
+	if (!store) {							\
+		*v = *field;						\
+		return 0;						\
+	}								\
+	val = *v;							\
+	return set;							\
+}									\
+static const struct efq_tunable prefix##_##name##_tunable = {		\
+	.file = #name,							\
+	.min = (lo),							\
+	.max = (hi),							\
+	.flags = (unit),						\
+	.rw = prefix##_##name##_rw,					\
+};									\
+ssize_t prefix##_##name##_show(struct elevator_queue *e, char *page)	\
+{									\
+	return efq_tunable_show(e, page, &prefix##_##name##_tunable);	\
+}									\
+ssize_t prefix##_##name##_store(struct elevator_queue *e,		\
+				const char *page, size_t count)		\
+{									\
+	return efq_tunable_store(e, page, count,			\
+				 &prefix##_##name##_tunable);		\
+}
+
+/**
+ * EFQ_TUNABLE_SET() - define a scheduler's tunable whose write does more
+ *	than store its field: static @prefix_@name_show() and
+ *	@prefix_@name_store()
+ * @prefix: the scheduler's prefix
+ * @name: the tunable's file name
+ * @ref: its field, as in __EFQ_TUNABLE()
+ * @lo: the smallest value kept, in @unit
+ * @hi: the largest value kept, in @unit
+ * @unit: enum efq_tune_flags
+ * @set: what a write does, under efqd->lock, as in __EFQ_TUNABLE(), e.g.
+ *	as_set_antic_expire(efqd, val)
+ */
+#define EFQ_TUNABLE_SET(prefix, name, ref, lo, hi, unit, set)		\
+static ssize_t prefix##_##name##_show(struct elevator_queue *e, char *page); \
+static ssize_t prefix##_##name##_store(struct elevator_queue *e,	\
+				       const char *page, size_t count);	\
+__EFQ_TUNABLE(name, prefix, ref, lo, hi, unit, set)
+
+/**
+ * EFQ_TUNABLE() - define a scheduler's tunable, a field: static
+ *	@prefix_@name_show() and @prefix_@name_store()
+ * @prefix: the scheduler's prefix
+ * @name: the tunable's file name
+ * @ref: its field, as in __EFQ_TUNABLE()
+ * @lo: the smallest value kept, in @unit
+ * @hi: the largest value kept, in @unit
+ * @unit: enum efq_tune_flags
+ */
+#define EFQ_TUNABLE(prefix, name, ref, lo, hi, unit)			\
+	EFQ_TUNABLE_SET(prefix, name, ref, lo, hi, unit, EFQ_TUNE_STORE)
+
+/**
+ * EFQ_TUNABLE_ATTR() - the elv_fs_entry of a tunable (mode 0644)
+ * @prefix: the prefix its EFQ_TUNABLE() was given
+ * @name: the tunable's file name
+ */
+#define EFQ_TUNABLE_ATTR(prefix, name)					\
+	__ATTR(name, 0644, prefix##_##name##_show, prefix##_##name##_store)
+
+/**
+ * EFQ_ATTR() - the elv_fs_entry of one of the engine's tunables
+ * @name: the tunable's file name
+ */
+#define EFQ_ATTR(name) EFQ_TUNABLE_ATTR(efq, name)
+
+/**
+ * EFQ_ATTRS() - define a scheduler's table of tunables (elevator_attrs)
+ * @prefix: the table is @prefix_attrs
+ * @...: its first entries, in order: the scheduler's own
+ *	(EFQ_TUNABLE_ATTR()), then the engine's slice tunables it offers
+ *	(EFQ_ATTR(slice_sync), ...)
+ *
+ * The engine's group_idle, fairness, hierarchical and nr_group_requests
+ * follow, then the table's end.
+ */
+#define EFQ_ATTRS(prefix, ...)						\
+static struct elv_fs_entry prefix##_attrs[] = {				\
+	__VA_ARGS__,							\
+	EFQ_ATTR(group_idle),						\
+	EFQ_ATTR(fairness),						\
+	EFQ_ATTR(hierarchical),						\
+	EFQ_ATTR(nr_group_requests),					\
+	__ATTR_NULL							\
+}
 
 #define EFQ_DECLARE_ATTR(name)						\
 ssize_t efq_##name##_show(struct elevator_queue *e, char *page);	\
@@ -553,9 +717,6 @@ EFQ_DECLARE_ATTR(group_idle);
 EFQ_DECLARE_ATTR(fairness);
 EFQ_DECLARE_ATTR(hierarchical);
 EFQ_DECLARE_ATTR(nr_group_requests);
-
-void efq_warn_bad_tunable(struct elevator_queue *e, const char *name,
-			  const char *page, size_t count, int err);
 
 struct blk_mq_alloc_data;
 void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
@@ -571,6 +732,19 @@ int efq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
 struct seq_file;
 int efq_debugfs_state_show(void *data, struct seq_file *m);
 int efq_debugfs_trees_show(void *data, struct seq_file *m);
+
+/**
+ * EFQ_DEBUGFS_ATTRS() - define a scheduler's queue_debugfs_attrs table:
+ *	the engine's "state" and "service_trees", read-only for root
+ * @prefix: the table is @prefix_debugfs_attrs (struct blk_mq_debugfs_attr,
+ *	from block/blk-mq-debugfs.h)
+ */
+#define EFQ_DEBUGFS_ATTRS(prefix)					\
+static const struct blk_mq_debugfs_attr prefix##_debugfs_attrs[] = {	\
+	{ "state", 0400, efq_debugfs_state_show },			\
+	{ "service_trees", 0400, efq_debugfs_trees_show },		\
+	{},								\
+}
 
 /* --- groups (engine side) --- */
 void efq_group_init(struct efq_group *iog, unsigned int weight,
