@@ -65,7 +65,7 @@ public:
 		q_->node = -1;
 		if (sim_queue_init(q_.get(), disk_.get()))
 			std::abort();
-		efqd_ = efq_init_data(q_.get(), eq_.get(), &bench_ops, this);
+		efqd_ = efq_data_init(q_.get(), eq_.get(), &bench_ops, this);
 		if (IS_ERR_OR_NULL(efqd_))
 			std::abort();
 		q_->elevator = eq_.get();
@@ -98,8 +98,8 @@ public:
 		for (int i = 0; i < nqueues; i++) {
 			queues_.push_back(std::make_unique<BenchQueue>());
 			BenchQueue &bq = *queues_.back();
-			bq.ioq = efq_alloc_queue(efqd_, GFP_KERNEL);
-			efq_init_queue(efqd_, bq.ioq, i + 1, true, &bq);
+			bq.ioq = efq_queue_alloc(efqd_, GFP_KERNEL);
+			efq_queue_init(efqd_, bq.ioq, i + 1, true, &bq);
 			efq_queue_set_ioprio(bq.ioq, i % 8);
 			spin_lock_irq(&efqd_->lock);
 			efq_queue_set_group(bq.ioq, leaves[i % leaves.size()]);
@@ -129,11 +129,11 @@ public:
 			efq_request_completed(efqd_, ioq, rq);
 		}
 		for (auto &bq : queues_) {
-			efq_exit_queue(efqd_, bq->ioq);
+			efq_queue_exit(efqd_, bq->ioq);
 			efq_put_queue(bq->ioq);
 		}
 		spin_unlock_irq(&efqd_->lock);
-		efq_exit_data(efqd_);
+		efq_data_exit(efqd_);
 		q_->elevator = nullptr;
 		for (struct blkcg_gq *blkg : blkgs_)
 			sim_blkg_put(blkg);

@@ -100,12 +100,8 @@ enum as_antic_status {
  * @last_end: when its last sync request completed (ns), 0 if none yet
  * @last_pos: sector after its last sync request
  * @has_pos: @last_pos is valid
- * @ttime_samples: decaying sample count, in 1/256
- * @ttime_total: decaying sum of think times (ns, x256)
- * @ttime_mean: mean think time (ns)
- * @seek_samples: decaying sample count, in 1/256
- * @seek_total: decaying sum of seek distances (sectors, x256)
- * @seek_mean: mean seek distance (sectors)
+ * @ttime: its decaying mean think time (ns)
+ * @seek: its decaying mean seek distance (sectors)
  * @exited: its task exited; never waited for again (its io_cq goes once
  *	the last of its requests is freed)
  */
@@ -115,12 +111,8 @@ struct as_proc {
 	u64 last_end;
 	sector_t last_pos;
 	bool has_pos;
-	u64 ttime_samples;
-	u64 ttime_total;
-	u64 ttime_mean;
-	u64 seek_samples;
-	u64 seek_total;
-	u64 seek_mean;
+	struct efq_decay ttime;
+	struct efq_decay seek;
 	bool exited;
 };
 
@@ -212,27 +204,14 @@ struct as_data {
 };
 
 /*
- * rq->elv.priv[0]: the request's efq_queue (NULL until inserted).
- * rq->elv.priv[1]: bit 0 set once dispatched.
- * rq->elv.icq: the submitter's io_cq (its as_io_cq).
+ * A request's efq_queue is kept by the engine (efq_rq_set_queue(), NULL
+ * until inserted); rq->elv.icq is the submitter's io_cq (its as_io_cq).
  */
-#define AS_PRIV_DISPATCHED	1UL
-
-static inline struct efq_queue *as_rq_ioq(struct request *rq)
-{
-	return rq->elv.priv[0];
-}
-
 static inline struct as_queue *as_rq_aq(struct request *rq)
 {
-	struct efq_queue *ioq = as_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 
 	return ioq ? ioq->sched_queue : NULL;
-}
-
-static inline bool as_rq_dispatched(struct request *rq)
-{
-	return (uintptr_t)rq->elv.priv[1] & AS_PRIV_DISPATCHED;
 }
 
 static inline int as_rq_dir(struct request *rq)
@@ -260,13 +239,6 @@ static struct as_proc *as_rq_proc(struct request *rq)
 	return icq ? &container_of(icq, struct as_io_cq, icq)->proc : NULL;
 }
 
-static u64 as_decay(u64 *samples, u64 *total, u64 value)
-{
-	*samples = div_u64(7 * *samples + 256, 8);
-	*total = div64_u64(7 * *total + 256 * value, 8);
-	return div64_u64(*total + 128, *samples);
-}
-
 /* A sync request of @p arrives: sample its think time and seek distance. */
 static void as_update_proc(struct as_proc *p, struct request *rq)
 {
@@ -276,16 +248,14 @@ static void as_update_proc(struct as_proc *p, struct request *rq)
 		u64 ttime = ktime_get_ns() - p->last_end;
 
 		ttime = min_t(u64, ttime, AS_TTIME_CAP_NS);
-		p->ttime_mean = as_decay(&p->ttime_samples, &p->ttime_total,
-					 ttime);
+		efq_decay_add(&p->ttime, ttime);
 	}
 	if (p->has_pos) {
 		u64 dist = pos >= p->last_pos ? pos - p->last_pos :
 						p->last_pos - pos;
 
 		dist = min_t(u64, dist, 1ULL << 32);
-		p->seek_mean = as_decay(&p->seek_samples, &p->seek_total,
-					dist);
+		efq_decay_add(&p->seek, dist);
 	}
 	p->last_pos = pos + blk_rq_sectors(rq);
 	p->has_pos = true;
@@ -455,14 +425,14 @@ static bool as_can_break(struct as_data *ad, struct as_queue *aq,
 	}
 	if (p->nr_queued)
 		return true;		/* its next read is already here */
-	if (p->ttime_samples && p->ttime_mean > ad->antic_expire)
+	if (p->ttime.samples && p->ttime.mean > ad->antic_expire)
 		return true;		/* it thinks too long */
-	if (rq && rq_is_sync(rq) && p->seek_samples) {
+	if (rq && rq_is_sync(rq) && p->seek.samples) {
 		sector_t head = ad->last_sector[AS_SYNC];
 		sector_t pos = blk_rq_pos(rq);
 		u64 dist = pos >= head ? pos - head : head - pos;
 
-		if (p->seek_mean > dist)
+		if (p->seek.mean > dist)
 			return true;	/* @rq is nearer than it would be */
 	}
 	return false;
@@ -824,8 +794,6 @@ static void as_move_to_dispatch(struct as_data *ad, struct as_queue *aq,
 	}
 	ad->antic_status = ANTIC_OFF;
 	ad->nr_dispatched++;
-	rq->elv.priv[1] = (void *)((uintptr_t)rq->elv.priv[1] |
-				   AS_PRIV_DISPATCHED);
 	as_log(ad, "dispatch req dir=%c nr_dispatched = %u",
 	       dir == AS_SYNC ? 'R' : 'W', ad->nr_dispatched);
 }
@@ -875,7 +843,7 @@ static struct request *as_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		goto out;
 	}
 	as_move_to_dispatch(ad, aq, rq);
-	efq_request_dispatched(efqd, ioq, rq);
+	efq_rq_dispatched(efqd, rq);
 	/* blk-mq got a request: it asks has_work again */
 	ad->held_back = false;
 	as_maybe_anticipate(ad);
@@ -910,8 +878,7 @@ static bool as_has_work(struct blk_mq_hw_ctx *hctx)
 static void as_prepare_request(struct request *rq)
 {
 	rq->elv.icq = ioc_find_get_icq(rq->q);
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
+	efq_rq_prepare(rq);
 }
 
 static void as_add_request(struct as_data *ad, struct efq_queue *ioq,
@@ -979,10 +946,7 @@ static void as_insert_requests(struct blk_mq_hw_ctx *hctx,
 		if (!at_head && blk_mq_sched_try_insert_merge(q, rq, &free))
 			continue;
 		ioq = efq_group_single_queue(efqd, efq_group_of_rq(efqd, rq));
-		efq_get_queue(ioq);
-		rq->elv.priv[0] = ioq;
-		rq->elv.priv[1] = (void *)((uintptr_t)rq->elv.priv[1] &
-					   ~AS_PRIV_DISPATCHED);
+		efq_rq_set_queue(rq, ioq);
 		as_add_request(ad, ioq, rq, at_head);
 	}
 	as_after_event(ad, true);
@@ -1055,7 +1019,7 @@ static void as_request_done(struct as_data *ad, struct request *rq,
 
 static void as_finish_request(struct request *rq)
 {
-	struct efq_queue *ioq = as_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 	struct efq_data *efqd;
 	struct as_data *ad;
 	unsigned long flags;
@@ -1064,13 +1028,12 @@ static void as_finish_request(struct request *rq)
 		efqd = ioq->efqd;
 		ad = as_of(efqd);
 		spin_lock_irqsave(&efqd->lock, flags);
-		if (as_rq_dispatched(rq)) {
+		if (efq_rq_was_dispatched(rq)) {
 			as_request_done(ad, rq, true);
 			efq_request_completed(efqd, ioq, rq);
 			as_after_event(ad, false);
 		}
-		rq->elv.priv[0] = NULL;
-		efq_put_queue(ioq);
+		efq_rq_clear_queue(rq);
 		spin_unlock_irqrestore(&efqd->lock, flags);
 	}
 	if (rq->elv.icq) {
@@ -1109,7 +1072,7 @@ static void as_exit_icq(struct io_cq *icq)
 
 static void as_requeue_request(struct request *rq)
 {
-	struct efq_queue *ioq = as_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 	struct efq_data *efqd;
 	struct as_data *ad;
 	unsigned long flags;
@@ -1119,15 +1082,12 @@ static void as_requeue_request(struct request *rq)
 	efqd = ioq->efqd;
 	ad = as_of(efqd);
 	spin_lock_irqsave(&efqd->lock, flags);
-	if (as_rq_dispatched(rq)) {
+	if (efq_rq_was_dispatched(rq)) {
 		as_request_done(ad, rq, false);
 		efq_request_requeued(efqd, ioq, rq);
 		as_after_event(ad, false);
 	}
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = (void *)((uintptr_t)rq->elv.priv[1] &
-				   ~AS_PRIV_DISPATCHED);
-	efq_put_queue(ioq);
+	efq_rq_clear_queue(rq);
 	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
@@ -1136,7 +1096,7 @@ static void as_request_merged(struct request_queue *q, struct request *rq,
 			      enum elv_merge type)
 {
 	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = as_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 	struct as_queue *aq;
 	int dir = as_rq_dir(rq);
 
@@ -1154,7 +1114,7 @@ static void as_requests_merged(struct request_queue *q, struct request *rq,
 			       struct request *next)
 {
 	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = as_rq_ioq(next);
+	struct efq_queue *ioq = efq_rq_queue(next);
 
 	if (!ioq) {
 		list_del_init(&next->queuelist);
@@ -1245,7 +1205,7 @@ static int as_init_sched(struct request_queue *q, struct elevator_type *e)
 		kfree(ad);
 		return -ENOMEM;
 	}
-	efqd = efq_init_data(q, eq, &as_efq_ops, ad);
+	efqd = efq_data_init(q, eq, &as_efq_ops, ad);
 	if (IS_ERR(efqd)) {
 		kobject_put(&eq->kobj);
 		kfree(ad);
@@ -1263,7 +1223,7 @@ static void as_exit_sched(struct elevator_queue *e)
 	struct as_data *ad = as_of(efqd);
 
 	hrtimer_cancel(&ad->antic_timer);
-	efq_exit_data(efqd);
+	efq_data_exit(efqd);
 	hrtimer_cancel(&ad->antic_timer);
 	kfree(ad);
 }

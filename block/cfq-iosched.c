@@ -64,12 +64,8 @@ enum { CFQ_SLOT_GROUP, CFQ_SLOT_ROOT, CFQ_NR_SYNC_SLOTS };
  * @exited: exit_icq ran (the process exited or the elevator goes): no
  *	sync queue is attached again
  * @last_end_request: completion time of its last sync request (ns)
- * @ttime_total: decaying sum of think times (ns, scaled by 256)
- * @ttime_samples: decaying sample count (scaled by 256)
- * @ttime_mean: mean think time (ns)
- * @seek_total: decaying sum of seek distances (sectors, scaled by 256)
- * @seek_samples: decaying sample count (scaled by 256)
- * @seek_mean: mean seek distance (sectors)
+ * @ttime: its decaying mean think time (ns)
+ * @seek: its decaying mean seek distance (sectors)
  * @last_request_pos: sector after its last request
  */
 struct cfq_io_cq {
@@ -77,12 +73,8 @@ struct cfq_io_cq {
 	struct cfq_queue *cfqq[CFQ_NR_SYNC_SLOTS];
 	bool exited;
 	u64 last_end_request;
-	u64 ttime_total;
-	unsigned long ttime_samples;
-	u64 ttime_mean;
-	u64 seek_total;
-	unsigned long seek_samples;
-	u64 seek_mean;
+	struct efq_decay ttime;
+	struct efq_decay seek;
 	sector_t last_request_pos;
 };
 
@@ -168,12 +160,6 @@ static inline struct cfq_io_cq *cfq_rq_cic(struct request *rq)
 	return rq->elv.icq ? icq_to_cic(rq->elv.icq) : NULL;
 }
 
-/* A request's queue, set at insert; NULL until then. */
-static inline struct efq_queue *cfq_rq_ioq(struct request *rq)
-{
-	return rq->elv.priv[0];
-}
-
 static inline bool cfq_sample_valid(unsigned long samples)
 {
 	return samples > CFQ_SAMPLE_VALID;
@@ -181,7 +167,7 @@ static inline bool cfq_sample_valid(unsigned long samples)
 
 static inline bool cfq_cic_seeky(struct cfq_io_cq *cic)
 {
-	return cic->seek_mean > CFQ_SEEK_THR;
+	return cic->seek.mean > CFQ_SEEK_THR;
 }
 
 /* --- request order inside a queue -------------------------------------- */
@@ -278,10 +264,11 @@ static void cfq_prio_tree_update(struct cfq_data *cfqd,
 	pos = blk_rq_pos(cfqq->next_rq);
 	p = &root->rb_node;
 	while (*p) {
-		struct cfq_queue *q = rb_entry(*p, struct cfq_queue, p_node);
+		struct cfq_queue *other = rb_entry(*p, struct cfq_queue,
+						   p_node);
 
 		parent = *p;
-		if (pos < blk_rq_pos(q->next_rq))
+		if (pos < blk_rq_pos(other->next_rq))
 			p = &parent->rb_left;
 		else
 			p = &parent->rb_right;
@@ -378,18 +365,18 @@ static struct cfq_queue *cfq_new_queue(struct cfq_data *cfqd,
 	struct cfq_queue *cfqq;
 	struct efq_queue *ioq;
 
-	ioq = efq_alloc_queue(efqd, GFP_NOWAIT | __GFP_NOWARN);
+	ioq = efq_queue_alloc(efqd, GFP_NOWAIT | __GFP_NOWARN);
 	if (!ioq)
 		return NULL;
 	cfqq = kzalloc_node(sizeof(*cfqq), GFP_NOWAIT | __GFP_NOWARN,
 			    efqd->queue->node);
 	if (!cfqq) {
 		/* not initialised yet: the last reference frees it quietly */
-		efq_init_queue(efqd, ioq, pid, sync, NULL);
+		efq_queue_init(efqd, ioq, pid, sync, NULL);
 		efq_put_queue(ioq);
 		return NULL;
 	}
-	efq_init_queue(efqd, ioq, pid, sync, cfqq);
+	efq_queue_init(efqd, ioq, pid, sync, cfqq);
 	cfq_init_cfqq(cfqd, cfqq, ioq);
 	if (sync)
 		efq_mark_queue_idle_window(ioq);
@@ -448,15 +435,16 @@ static void cfq_detach_sync_queue(struct cfq_data *cfqd,
 	ioq = cfqq->ioq;
 	cic->cfqq[slot] = NULL;
 	cfqq->cic = NULL;
-	efq_exit_queue(efqd, ioq);
+	efq_queue_exit(efqd, ioq);
 	cfq_expire_if_awaited(efqd, ioq);
 	efq_put_queue(ioq);
 }
 
 /*
- * The queue of a request, with a reference for it: the submitter's sync
- * queue in the request's group, or the group's async queue for its
- * priority; the fallback queue if memory is short.
+ * The queue of a request, under efqd->lock: the submitter's sync queue in
+ * the request's group, or the group's async queue for its priority; the
+ * fallback queue if memory is short.  The io_cq, the group or the device
+ * holds it; the request takes its own reference (efq_rq_set_queue()).
  */
 static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 				       struct request *rq)
@@ -507,9 +495,11 @@ static struct efq_queue *cfq_get_queue(struct cfq_data *cfqd,
 	} else {
 		ioq = cfq_async_queue(cfqd, iog, ioprio);
 	}
-	if (!ioq)
-		return efq_oom_queue(efqd);
-	efq_get_queue(ioq);
+	if (!ioq) {
+		/* the device keeps its fallback queue: drop the new reference */
+		ioq = efq_oom_queue(efqd);
+		efq_put_queue(ioq);
+	}
 	return ioq;
 }
 
@@ -533,9 +523,7 @@ static void cfq_update_thinktime(struct cfq_data *cfqd, struct cfq_io_cq *cic,
 		    now - cic->last_end_request : 0;
 
 	ttime = min_t(u64, ttime, 2 * cfqd->slice_idle);
-	cic->ttime_samples = (7 * cic->ttime_samples + 256) / 8;
-	cic->ttime_total = div_u64(7 * cic->ttime_total + 256 * ttime, 8);
-	cic->ttime_mean = div_u64(cic->ttime_total + 128, cic->ttime_samples);
+	efq_decay_add(&cic->ttime, ttime);
 }
 
 static void cfq_update_seektime(struct cfq_io_cq *cic, struct request *rq)
@@ -543,7 +531,7 @@ static void cfq_update_seektime(struct cfq_io_cq *cic, struct request *rq)
 	sector_t pos = blk_rq_pos(rq);
 	u64 sdist, cap;
 
-	if (!cic->seek_samples)
+	if (!cic->seek.samples)
 		sdist = 0;
 	else if (cic->last_request_pos < pos)
 		sdist = pos - cic->last_request_pos;
@@ -551,16 +539,13 @@ static void cfq_update_seektime(struct cfq_io_cq *cic, struct request *rq)
 		sdist = cic->last_request_pos - pos;
 
 	/* one wild seek must not make a sequential process seeky */
-	if (cic->seek_samples <= 60)
-		cap = cic->seek_mean * 4 + 2 * 1024 * 1024;
+	if (cic->seek.samples <= 60)
+		cap = cic->seek.mean * 4 + 2 * 1024 * 1024;
 	else
-		cap = cic->seek_mean * 4 + 2 * 1024 * 64;
+		cap = cic->seek.mean * 4 + 2 * 1024 * 64;
 	sdist = min(sdist, cap);
 
-	cic->seek_samples = (7 * cic->seek_samples + 256) / 8;
-	cic->seek_total = div_u64(7 * cic->seek_total + 256 * sdist, 8);
-	cic->seek_mean = div_u64(cic->seek_total + cic->seek_samples / 2,
-				 cic->seek_samples);
+	efq_decay_add(&cic->seek, sdist);
 }
 
 /* Is the process worth idling for? */
@@ -575,10 +560,10 @@ static void cfq_update_idle_window(struct cfq_data *cfqd,
 	enable = efq_queue_idle_window(ioq);
 	if (!cfqd->slice_idle ||
 	    (!cfqd->low_latency && cfqd->hw_tag &&
-	     cfq_sample_valid(cic->seek_samples) && cfq_cic_seeky(cic)))
+	     cfq_sample_valid(cic->seek.samples) && cfq_cic_seeky(cic)))
 		enable = false;
-	else if (cfq_sample_valid(cic->ttime_samples))
-		enable = cic->ttime_mean <= cfqd->slice_idle;
+	else if (cfq_sample_valid(cic->ttime.samples))
+		enable = cic->ttime.mean <= cfqd->slice_idle;
 	if (enable)
 		efq_mark_queue_idle_window(ioq);
 	else
@@ -647,7 +632,7 @@ static void cfq_arm_slice_timer(struct efq_data *efqd, void *sq)
 	if (!cfqd->slice_idle || !efq_queue_idle_window(cfqq->ioq))
 		return;
 	sl = cfqd->slice_idle;
-	if (cfq_sample_valid(cic->seek_samples) && cfq_cic_seeky(cic))
+	if (cfq_sample_valid(cic->seek.samples) && cfq_cic_seeky(cic))
 		sl = min_t(u64, sl, CFQ_MIN_TT);
 	efq_arm_idle_timer(efqd, sl);
 }
@@ -659,8 +644,8 @@ static bool cfq_rq_close(struct cfq_data *cfqd, struct cfq_io_cq *cic,
 	sector_t pos = blk_rq_pos(rq);
 	u64 sdist = CFQ_SEEK_THR;
 
-	if (cfq_sample_valid(cic->seek_samples))
-		sdist = cic->seek_mean;
+	if (cfq_sample_valid(cic->seek.samples))
+		sdist = cic->seek.mean;
 	if (pos >= cfqd->last_position)
 		return pos - cfqd->last_position <= sdist;
 	return cfqd->last_position - pos <= sdist;
@@ -705,25 +690,26 @@ static struct cfq_queue *cfq_close_in_tree(struct cfq_data *cfqd,
 {
 	sector_t pos = cfqd->last_position;
 	struct rb_node *n = root->rb_node, *parent = NULL;
-	struct cfq_queue *q = NULL;
+	struct cfq_queue *cfqq = NULL;
 
 	while (n) {
-		q = rb_entry(n, struct cfq_queue, p_node);
+		cfqq = rb_entry(n, struct cfq_queue, p_node);
 		parent = n;
-		if (blk_rq_pos(q->next_rq) == pos)
-			return q;
-		n = pos < blk_rq_pos(q->next_rq) ? n->rb_left : n->rb_right;
+		if (blk_rq_pos(cfqq->next_rq) == pos)
+			return cfqq;
+		n = pos < blk_rq_pos(cfqq->next_rq) ? n->rb_left :
+						       n->rb_right;
 	}
 	if (!parent)
 		return NULL;
-	if (cfq_rq_close(cfqd, cic, q->next_rq))
-		return q;
+	if (cfq_rq_close(cfqd, cic, cfqq->next_rq))
+		return cfqq;
 	/* the neighbour on the other side of the head */
-	n = blk_rq_pos(q->next_rq) < pos ? rb_next(parent) : rb_prev(parent);
+	n = blk_rq_pos(cfqq->next_rq) < pos ? rb_next(parent) : rb_prev(parent);
 	if (!n)
 		return NULL;
-	q = rb_entry(n, struct cfq_queue, p_node);
-	return cfq_rq_close(cfqd, cic, q->next_rq) ? q : NULL;
+	cfqq = rb_entry(n, struct cfq_queue, p_node);
+	return cfq_rq_close(cfqd, cic, cfqq->next_rq) ? cfqq : NULL;
 }
 
 /*
@@ -782,7 +768,7 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	cfqd->low_latency = 1;
 	cfqd->hw_tag = true;
 
-	efqd = efq_init_data(q, eq, &cfq_efq_ops, cfqd);
+	efqd = efq_data_init(q, eq, &cfq_efq_ops, cfqd);
 	if (IS_ERR(efqd)) {
 		kfree(cfqd);
 		kobject_put(&eq->kobj);
@@ -801,7 +787,7 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	struct efq_data *efqd = e->elevator_data;
 	struct cfq_data *cfqd = efqd->sched_data;
 
-	efq_exit_data(efqd);
+	efq_data_exit(efqd);
 	kfree(cfqd);
 }
 
@@ -839,8 +825,7 @@ static void cfq_init_icq(struct io_cq *icq)
 static void cfq_prepare_request(struct request *rq)
 {
 	rq->elv.icq = ioc_find_get_icq(rq->q);
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
+	efq_rq_prepare(rq);
 }
 
 /* Queue one request to its cfq queue and tell the engine. */
@@ -856,7 +841,7 @@ static void cfq_insert_one(struct cfq_data *cfqd, struct request *rq,
 	/* one clock read per insert: the deadline and the think time */
 	u64 now = ktime_get_ns();
 
-	rq->elv.priv[0] = ioq;
+	efq_rq_set_queue(rq, ioq);
 	elv_rb_add(&cfqq->sort_list, rq);
 	rq->fifo_time = now + cfqd->fifo_expire[sync];
 	if (at_head) {
@@ -998,8 +983,7 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (WARN_ON_ONCE(!rq))
 		goto out;
 	cfq_remove_request(cfqq, rq);
-	rq->elv.priv[1] = rq;	/* dispatched: the engine counts it in flight */
-	efq_request_dispatched(efqd, ioq, rq);
+	efq_rq_dispatched(efqd, rq);
 	if (rq_is_sync(rq))
 		cfqd->sync_flight++;
 	cfqd->last_position = blk_rq_pos(rq) + blk_rq_sectors(rq);
@@ -1030,7 +1014,7 @@ static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
 /* The request leaves the scheduler: completed (@done) or requeued. */
 static void cfq_release_request(struct request *rq, bool done)
 {
-	struct efq_queue *ioq = cfq_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 	struct cfq_io_cq *cic = cfq_rq_cic(rq);
 	struct cfq_data *cfqd;
 	struct efq_data *efqd;
@@ -1041,7 +1025,7 @@ static void cfq_release_request(struct request *rq, bool done)
 	efqd = ioq->efqd;
 	cfqd = efqd->sched_data;
 	spin_lock_irqsave(&efqd->lock, flags);
-	if (rq->elv.priv[1]) {
+	if (efq_rq_was_dispatched(rq)) {
 		bool sync = rq_is_sync(rq);
 
 		if (sync && !WARN_ON_ONCE(!cfqd->sync_flight))
@@ -1060,9 +1044,7 @@ static void cfq_release_request(struct request *rq, bool done)
 			efq_request_requeued(efqd, ioq, rq);
 		}
 	}
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
-	efq_put_queue(ioq);
+	efq_rq_clear_queue(rq);
 	cfq_update_blocked(cfqd);
 	spin_unlock_irqrestore(&efqd->lock, flags);
 }
@@ -1107,7 +1089,7 @@ static void cfq_request_merged(struct request_queue *q, struct request *rq,
 			       enum elv_merge type)
 {
 	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = cfq_rq_ioq(rq);
+	struct efq_queue *ioq = efq_rq_queue(rq);
 	struct cfq_queue *cfqq;
 
 	lockdep_assert_held(&efqd->lock);
@@ -1124,7 +1106,7 @@ static void cfq_requests_merged(struct request_queue *q, struct request *rq,
 				struct request *next)
 {
 	struct efq_data *efqd = q->elevator->elevator_data;
-	struct efq_queue *ioq = cfq_rq_ioq(next);
+	struct efq_queue *ioq = efq_rq_queue(next);
 
 	if (!ioq) {
 		list_del_init(&next->queuelist);
@@ -1132,7 +1114,7 @@ static void cfq_requests_merged(struct request_queue *q, struct request *rq,
 	}
 	/* the merged request keeps the earlier deadline */
 	if (next->fifo_time < rq->fifo_time &&
-	    cfq_rq_ioq(rq) == ioq) {
+	    efq_rq_queue(rq) == ioq) {
 		list_move(&rq->queuelist, &next->queuelist);
 		rq->fifo_time = next->fifo_time;
 	}

@@ -164,7 +164,7 @@ static int dl_init_sched(struct request_queue *q, struct elevator_type *e)
 	dd->front_merges = 1;
 	dd->sweep_from_pos = efq_mq_deadline_sweeps_from_pos;
 
-	efqd = efq_init_data(q, eq, &dl_efq_ops, dd);
+	efqd = efq_data_init(q, eq, &dl_efq_ops, dd);
 	if (IS_ERR(efqd)) {
 		kfree(dd);
 		kobject_put(&eq->kobj);
@@ -180,7 +180,7 @@ static void dl_exit_sched(struct elevator_queue *e)
 	struct efq_data *efqd = e->elevator_data;
 	struct deadline_data *dd = dl_data(efqd);
 
-	efq_exit_data(efqd);
+	efq_data_exit(efqd);
 	kfree(dd);
 }
 

@@ -691,7 +691,7 @@ enum efq_stat {
  * The group whose figures a blkg shows: the device's root group for the
  * root cgroup.  Called with the blkcg's or the queue's lock held and the
  * policy data present, so the policy is active on the queue and the
- * elevator that activated it is q->elevator (see efq_init_data()).
+ * elevator that activated it is q->elevator (see efq_data_init()).
  */
 static struct efq_group *efq_stat_group(struct blkg_policy_data *pd)
 {

@@ -637,21 +637,21 @@ static void efq_del_busy(struct efq_data *efqd, struct efq_queue *ioq)
 /* --- queues ------------------------------------------------------------- */
 
 /**
- * efq_alloc_queue() - allocate a zeroed queue
+ * efq_queue_alloc() - allocate a zeroed queue
  * @efqd: the device
  * @gfp: allocation flags; under efqd->lock use GFP_NOWAIT
  *
  * Return: the queue, or NULL.
  */
-struct efq_queue *efq_alloc_queue(struct efq_data *efqd, gfp_t gfp)
+struct efq_queue *efq_queue_alloc(struct efq_data *efqd, gfp_t gfp)
 {
 	return kmem_cache_alloc_node(efq_queue_pool, gfp | __GFP_ZERO,
 				     efqd->queue->node);
 }
-EXPORT_SYMBOL_GPL(efq_alloc_queue);
+EXPORT_SYMBOL_GPL(efq_queue_alloc);
 
 /**
- * efq_init_queue() - initialise a queue
+ * efq_queue_init() - initialise a queue
  * @efqd: the device
  * @ioq: a zeroed queue
  * @pid: owner, for logging
@@ -662,7 +662,7 @@ EXPORT_SYMBOL_GPL(efq_alloc_queue);
  * reference owned by the caller, and must be given a group with
  * efq_queue_set_group() before its first request.
  */
-void efq_init_queue(struct efq_data *efqd, struct efq_queue *ioq, int pid,
+void efq_queue_init(struct efq_data *efqd, struct efq_queue *ioq, int pid,
 		    bool sync, void *sched_queue)
 {
 	RB_CLEAR_NODE(&ioq->entity.rb_node);
@@ -678,7 +678,7 @@ void efq_init_queue(struct efq_data *efqd, struct efq_queue *ioq, int pid,
 	if (sync)
 		efq_mark_queue_sync(ioq);
 }
-EXPORT_SYMBOL_GPL(efq_init_queue);
+EXPORT_SYMBOL_GPL(efq_queue_init);
 
 /**
  * efq_queue_set_group() - attach a new queue to its group
@@ -774,14 +774,14 @@ void efq_put_queue(struct efq_queue *ioq)
 EXPORT_SYMBOL_GPL(efq_put_queue);
 
 /**
- * efq_exit_queue() - the owner of a sync queue goes away
+ * efq_queue_exit() - the owner of a sync queue goes away
  * @efqd: the device
  * @ioq: the queue
  *
  * A queue nobody will submit to again must not linger in an idle tree:
  * drop it from there, or make sure it never gets there.
  */
-void efq_exit_queue(struct efq_data *efqd, struct efq_queue *ioq)
+void efq_queue_exit(struct efq_data *efqd, struct efq_queue *ioq)
 {
 	lockdep_assert_held(&efqd->lock);
 	if (!efq_queue_sync(ioq))
@@ -791,7 +791,7 @@ void efq_exit_queue(struct efq_data *efqd, struct efq_queue *ioq)
 	else if (ioq->entity.on_idle_st)
 		efq_idle_remove(ioq->entity.st, &ioq->entity);
 }
-EXPORT_SYMBOL_GPL(efq_exit_queue);
+EXPORT_SYMBOL_GPL(efq_queue_exit);
 
 /**
  * efq_oom_queue() - the device's fallback queue, for allocation failures
@@ -812,7 +812,7 @@ static struct efq_queue *efq_new_single_queue(struct efq_data *efqd,
 	struct efq_queue *ioq;
 	void *sq;
 
-	ioq = efq_alloc_queue(efqd, gfp);
+	ioq = efq_queue_alloc(efqd, gfp);
 	if (!ioq)
 		return NULL;
 	sq = efqd->ops->alloc_sched_queue(efqd, ioq, gfp);
@@ -820,7 +820,7 @@ static struct efq_queue *efq_new_single_queue(struct efq_data *efqd,
 		kmem_cache_free(efq_queue_pool, ioq);
 		return NULL;
 	}
-	efq_init_queue(efqd, ioq, 0, true, sq);
+	efq_queue_init(efqd, ioq, 0, true, sq);
 	if (efqd->ops->features & EFQ_FEAT_QUEUE_IDLE)
 		efq_mark_queue_idle_window(ioq);
 	efq_queue_set_group(ioq, iog);
@@ -2345,6 +2345,37 @@ struct efq_queue *efq_rq_queue(struct request *rq)
 EXPORT_SYMBOL_GPL(efq_rq_queue);
 
 /**
+ * efq_rq_clear_queue() - @rq is done with its queue
+ * @rq: the request
+ *
+ * Forgets the queue efq_rq_set_queue() set and that the request was
+ * dispatched, and drops the request's reference on the queue.  Called with
+ * efqd->lock held: the reference may be the queue's last.
+ */
+void efq_rq_clear_queue(struct request *rq)
+{
+	struct efq_queue *ioq = efq_rq_queue(rq);
+
+	efq_rq_prepare(rq);
+	if (ioq)
+		efq_put_queue(ioq);
+}
+EXPORT_SYMBOL_GPL(efq_rq_clear_queue);
+
+/**
+ * efq_rq_was_dispatched() - did @rq reach the driver?
+ * @rq: a request with a queue (efq_rq_set_queue())
+ *
+ * Return: true once efq_rq_dispatched() ran for it: the engine counts it
+ * in flight, and its completion or requeue must be told to the engine.
+ */
+bool efq_rq_was_dispatched(struct request *rq)
+{
+	return rq->elv.priv[1];
+}
+EXPORT_SYMBOL_GPL(efq_rq_was_dispatched);
+
+/**
  * efq_rq_dispatched() - @rq leaves its queue for the driver
  * @efqd: the device
  * @rq: the request
@@ -2367,12 +2398,11 @@ static void efq_rq_release(struct request *rq, bool requeue)
 		return;
 	efqd = ioq->efqd;
 	spin_lock_irqsave(&efqd->lock, flags);
-	if (rq->elv.priv[1] && requeue)
+	if (efq_rq_was_dispatched(rq) && requeue)
 		efq_request_requeued(efqd, ioq, rq);
-	else if (rq->elv.priv[1])
+	else if (efq_rq_was_dispatched(rq))
 		efq_request_completed(efqd, ioq, rq);
-	efq_rq_prepare(rq);
-	efq_put_queue(ioq);
+	efq_rq_clear_queue(rq);
 	spin_unlock_irqrestore(&efqd->lock, flags);
 }
 
@@ -3005,7 +3035,7 @@ EXPORT_SYMBOL_GPL(efq_debugfs_trees_show);
 #endif /* CONFIG_BLK_DEBUG_FS */
 
 /**
- * efq_init_data() - set up fair queuing for a device
+ * efq_data_init() - set up fair queuing for a device
  * @q: the request queue
  * @eq: the elevator being initialised; its elevator_data becomes the
  *	returned efq_data (schedulers find their own data in sched_data)
@@ -3019,7 +3049,7 @@ EXPORT_SYMBOL_GPL(efq_debugfs_trees_show);
  *
  * Return: the new efq_data or an ERR_PTR().
  */
-struct efq_data *efq_init_data(struct request_queue *q,
+struct efq_data *efq_data_init(struct request_queue *q,
 			       struct elevator_queue *eq,
 			       const struct efq_sched_ops *ops,
 			       void *sched_data)
@@ -3059,7 +3089,7 @@ struct efq_data *efq_init_data(struct request_queue *q,
 	root->dev = efqd->dev;
 	efqd->root_group = root;
 
-	efq_init_queue(efqd, &efqd->oom_queue, 0, false, NULL);
+	efq_queue_init(efqd, &efqd->oom_queue, 0, false, NULL);
 	efq_queue_set_group(&efqd->oom_queue, root);
 
 	if ((ops->features & EFQ_FEAT_SINGLE_QUEUE) &&
@@ -3080,7 +3110,7 @@ struct efq_data *efq_init_data(struct request_queue *q,
 		goto put_queues;
 	/*
 	 * Writeback throttling would second-guess the weights; it comes back
-	 * when the scheduler goes (efq_exit_data()), as with bfq.
+	 * when the scheduler goes (efq_data_exit()), as with bfq.
 	 */
 	efq_wbt_disable(q);
 	return efqd;
@@ -3102,10 +3132,10 @@ free_efqd:
 	kfree(efqd);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(efq_init_data);
+EXPORT_SYMBOL_GPL(efq_data_init);
 
 /**
- * efq_exit_data() - tear down fair queuing for a device
+ * efq_data_exit() - tear down fair queuing for a device
  * @efqd: the device
  *
  * Call from exit_sched before freeing the scheduler's own data: queues
@@ -3114,7 +3144,7 @@ EXPORT_SYMBOL_GPL(efq_init_data);
  * must not be used afterwards; its memory lives until the last group of
  * the device is freed.
  */
-void efq_exit_data(struct efq_data *efqd)
+void efq_data_exit(struct efq_data *efqd)
 {
 	struct efq_group *root = efqd->root_group;
 
@@ -3145,7 +3175,7 @@ void efq_exit_data(struct efq_data *efqd)
 	efq_put_group(root);
 	efq_put_group(root);
 }
-EXPORT_SYMBOL_GPL(efq_exit_data);
+EXPORT_SYMBOL_GPL(efq_data_exit);
 
 static int __init efq_init(void)
 {

@@ -61,7 +61,7 @@ static int noop_init_sched(struct request_queue *q, struct elevator_type *e)
 	eq = elevator_alloc(q, e);
 	if (!eq)
 		return -ENOMEM;
-	efqd = efq_init_data(q, eq, &noop_efq_ops, NULL);
+	efqd = efq_data_init(q, eq, &noop_efq_ops, NULL);
 	if (IS_ERR(efqd)) {
 		kobject_put(&eq->kobj);
 		return PTR_ERR(efqd);
@@ -73,7 +73,7 @@ static int noop_init_sched(struct request_queue *q, struct elevator_type *e)
 
 static void noop_exit_sched(struct elevator_queue *e)
 {
-	efq_exit_data(e->elevator_data);
+	efq_data_exit(e->elevator_data);
 }
 
 static void noop_insert_requests(struct blk_mq_hw_ctx *hctx,

@@ -27,6 +27,7 @@
 #include <linux/bits.h>
 #include <linux/ioprio.h>
 #include <linux/time64.h>
+#include <linux/math64.h>
 
 struct request;
 struct request_queue;
@@ -440,23 +441,23 @@ static inline void *efq_active_sched_queue(struct efq_data *efqd)
 }
 
 /* --- device lifetime (elevator init_sched / exit_sched) --- */
-struct efq_data *efq_init_data(struct request_queue *q,
+struct efq_data *efq_data_init(struct request_queue *q,
 			       struct elevator_queue *eq,
 			       const struct efq_sched_ops *ops,
 			       void *sched_data);
-void efq_exit_data(struct efq_data *efqd);
+void efq_data_exit(struct efq_data *efqd);
 int efq_set_hierarchical(struct efq_data *efqd, bool on);
 
 /* --- queues --- */
-struct efq_queue *efq_alloc_queue(struct efq_data *efqd, gfp_t gfp);
-void efq_init_queue(struct efq_data *efqd, struct efq_queue *ioq, int pid,
+struct efq_queue *efq_queue_alloc(struct efq_data *efqd, gfp_t gfp);
+void efq_queue_init(struct efq_data *efqd, struct efq_queue *ioq, int pid,
 		    bool sync, void *sched_queue);
 void efq_queue_set_group(struct efq_queue *ioq, struct efq_group *iog);
 int efq_queue_set_ioprio(struct efq_queue *ioq, unsigned int prio);
 int efq_queue_set_ioprio_class(struct efq_queue *ioq, unsigned int ioclass);
 void efq_get_queue(struct efq_queue *ioq);
 void efq_put_queue(struct efq_queue *ioq);
-void efq_exit_queue(struct efq_data *efqd, struct efq_queue *ioq);
+void efq_queue_exit(struct efq_data *efqd, struct efq_queue *ioq);
 struct efq_queue *efq_oom_queue(struct efq_data *efqd);
 struct efq_queue *efq_group_single_queue(struct efq_data *efqd,
 					 struct efq_group *iog);
@@ -500,15 +501,46 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 			   struct request *rq);
 
+/**
+ * struct efq_decay - a decaying mean, as cfq and as keep a process's think
+ *	time and seek distance: each sample weighs 1/8, the mean before 7/8
+ * @samples: the decaying count of samples, scaled by 256: 32 after the
+ *	first, tending to 256 (a scheduler trusts the mean past a threshold)
+ * @total: the decaying sum of the samples, scaled by 256
+ * @mean: @total / @samples, rounded to the nearest; 0 before any sample
+ *
+ * Zeroed means no sample yet.  A sample must stay below 2^54 / 7 (the
+ * schedulers cap theirs far lower).
+ */
+struct efq_decay {
+	unsigned int samples;
+	u64 total;
+	u64 mean;
+};
+
+/**
+ * efq_decay_add() - add one sample to a decaying mean
+ * @d: the mean
+ * @value: the sample
+ */
+static inline void efq_decay_add(struct efq_decay *d, u64 value)
+{
+	d->samples = (7 * d->samples + 256) / 8;
+	d->total = div_u64(7 * d->total + 256 * value, 8);
+	d->mean = div_u64(d->total + d->samples / 2, d->samples);
+}
+
 /*
- * --- request bookkeeping for schedulers that keep rq->elv.priv[] for the
- * engine: priv[0] is the request's queue (with a reference), priv[1] says
- * it was dispatched ---
+ * --- a request's queue, kept in rq->elv.priv[] by these helpers alone
+ * (every scheduler uses them): priv[0] is the request's queue (with a
+ * reference), priv[1] says it was dispatched ---
  */
 void efq_rq_prepare(struct request *rq);
 void efq_rq_set_queue(struct request *rq, struct efq_queue *ioq);
 struct efq_queue *efq_rq_queue(struct request *rq);
+void efq_rq_clear_queue(struct request *rq);
 void efq_rq_dispatched(struct efq_data *efqd, struct request *rq);
+bool efq_rq_was_dispatched(struct request *rq);
 void efq_finish_request(struct request *rq);
 void efq_requeue_request(struct request *rq);
 bool efq_bio_merge(struct request_queue *q, struct bio *bio,

@@ -168,8 +168,8 @@ void EfqTest::InitDevice()
 	ops_.close_cooperator = HarnessOps::close_cooperator;
 	ops_.may_expire = HarnessOps::may_expire;
 
-	struct efq_data *efqd = efq_init_data(q_.get(), eq_.get(), &ops_, this);
-	ASSERT_FALSE(IS_ERR_OR_NULL(efqd)) << "efq_init_data failed";
+	struct efq_data *efqd = efq_data_init(q_.get(), eq_.get(), &ops_, this);
+	ASSERT_FALSE(IS_ERR_OR_NULL(efqd)) << "efq_data_init failed";
 	efqd_ = efqd;
 	// what the elevator core does after init_sched
 	q_->elevator = eq_.get();
@@ -193,7 +193,7 @@ void EfqTest::ExitDevice()
 		// bios would) outlive the device: their groups keep the root
 		// group and the efq_data alive until they are dropped below.
 		sim_quiesce();
-		efq_exit_data(efqd_);
+		efq_data_exit(efqd_);
 		efqd_ = nullptr;
 		q_->elevator = nullptr;
 	}
@@ -284,11 +284,11 @@ FakeQueue *EfqTest::NewQueue(struct efq_group *g, bool sync, unsigned prio, unsi
 	fq->t = this;
 	fq->sync = sync;
 	fq->owner = true;
-	struct efq_queue *ioq = efq_alloc_queue(efqd_, GFP_KERNEL);
+	struct efq_queue *ioq = efq_queue_alloc(efqd_, GFP_KERNEL);
 	EXPECT_NE(ioq, nullptr);
 	if (!ioq)
 		return nullptr;
-	efq_init_queue(efqd_, ioq, fq->id, sync, fq.get());
+	efq_queue_init(efqd_, ioq, fq->id, sync, fq.get());
 	if (prio != IOPRIO_NORM) {
 		EXPECT_EQ(efq_queue_set_ioprio(ioq, prio), 0);
 	}
@@ -333,7 +333,7 @@ void EfqTest::Release(FakeQueue *fq)
 	ASSERT_TRUE(fq->owner && !fq->freed);
 	fq->owner = false;
 	Lock();
-	efq_exit_queue(efqd_, fq->ioq);
+	efq_queue_exit(efqd_, fq->ioq);
 	efq_put_queue(fq->ioq);
 	Unlock();
 }

@@ -4,7 +4,7 @@
 // EfqTest (a SimTest) builds a request queue, a gendisk (8:0) and an
 // elevator_queue, registers a fake scheduler (struct efq_sched_ops whose
 // hooks record their calls and answer what the test configured), calls
-// efq_init_data() and sets q->elevator as the elevator core would.  Tests
+// efq_data_init() and sets q->elevator as the elevator core would.  Tests
 // then drive requests through the engine the way a scheduler does:
 //
 //   FakeQueue *a = NewQueue(Root());        // efq_alloc/init/set_group
@@ -15,7 +15,7 @@
 //
 // Every engine call is made with efqd->lock held (except the ones the test
 // wants to make without it).  TearDown drains what is left (forced
-// dispatch), releases the queues the harness owns, calls efq_exit_data(),
+// dispatch), releases the queues the harness owns, calls efq_data_exit(),
 // destroys the cgroups and the queue, and SimTest::TearDown then fails the
 // test on any WARN, lock error or leaked slab object.
 //
@@ -163,7 +163,7 @@ protected:
 			      unsigned prio = IOPRIO_NORM);
 	// Single-queue schedulers: the group's queue.
 	FakeQueue *SingleQueue(struct efq_group *g);
-	// The owner goes away: efq_exit_queue() + drop the owner reference.
+	// The owner goes away: efq_queue_exit() + drop the owner reference.
 	void Release(FakeQueue *fq);
 	FakeQueue *Fq(struct efq_queue *ioq)
 	{

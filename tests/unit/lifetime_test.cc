@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// Device lifetime: efq_init_data() argument checks and failure paths,
-// efq_exit_data() with cached queues, armed timers and groups outliving
+// Device lifetime: efq_data_init() argument checks and failure paths,
+// efq_data_exit() with cached queues, armed timers and groups outliving
 // the device (Documentation/block/io-controller.rst, "Groups and cgroups":
 // queues still holding a group's requests keep it alive).
 
@@ -34,7 +34,7 @@ TEST_F(Lifetime, InitDataRejectsOpsWithoutFreeSchedQueue)
 {
 	Dev d;
 	struct efq_sched_ops bad = {};
-	struct efq_data *e = efq_init_data(d.q.get(), d.eq.get(), &bad, this);
+	struct efq_data *e = efq_data_init(d.q.get(), d.eq.get(), &bad, this);
 	EXPECT_EQ(e, ERR_PTR(-EINVAL));
 	ExpectWarnings(1);
 }
@@ -45,7 +45,7 @@ TEST_F(Lifetime, InitDataRejectsASingleQueueSchedulerWithoutAlloc)
 	struct efq_sched_ops bad = ops_;
 	bad.features = EFQ_FEAT_SINGLE_QUEUE;
 	bad.alloc_sched_queue = nullptr;
-	struct efq_data *e = efq_init_data(d.q.get(), d.eq.get(), &bad, this);
+	struct efq_data *e = efq_data_init(d.q.get(), d.eq.get(), &bad, this);
 	EXPECT_EQ(e, ERR_PTR(-EINVAL));
 	ExpectWarnings(1);
 }
@@ -54,7 +54,7 @@ TEST_F(Lifetime, InitDataFailsCleanlyWhenItsFirstAllocationFails)
 {
 	Dev d;
 	sim_slab_fail_next(1);
-	struct efq_data *e = efq_init_data(d.q.get(), d.eq.get(), &ops_, this);
+	struct efq_data *e = efq_data_init(d.q.get(), d.eq.get(), &ops_, this);
 	EXPECT_EQ(e, ERR_PTR(-ENOMEM));
 	EXPECT_EQ(d.eq->elevator_data, nullptr);
 }
@@ -73,7 +73,7 @@ TEST_F(Lifetime, InitDataFailsCleanlyWhenTheRootQueueCannotBeAllocated)
 	}
 	fail_alloc_sched_queue = true;
 	long live = sim_slab_live();
-	struct efq_data *e = efq_init_data(d.q.get(), d.eq.get(), &single, this);
+	struct efq_data *e = efq_data_init(d.q.get(), d.eq.get(), &single, this);
 	fail_alloc_sched_queue = false;
 	EXPECT_EQ(e, ERR_PTR(-ENOMEM));
 	EXPECT_EQ(d.eq->elevator_data, nullptr);
@@ -87,11 +87,11 @@ TEST_F(Lifetime, WritebackThrottlingIsOffWhileEfqRunsAndBackAfter)
 {
 	Dev d;
 	ASSERT_FALSE(d.q->sim_wbt_disabled);
-	struct efq_data *e = efq_init_data(d.q.get(), d.eq.get(), &ops_, this);
+	struct efq_data *e = efq_data_init(d.q.get(), d.eq.get(), &ops_, this);
 	ASSERT_FALSE(IS_ERR_OR_NULL(e));
 	d.q->elevator = d.eq.get();
 	EXPECT_TRUE(d.q->sim_wbt_disabled);
-	efq_exit_data(e);
+	efq_data_exit(e);
 	d.q->elevator = nullptr;
 	EXPECT_FALSE(d.q->sim_wbt_disabled);
 }
@@ -99,7 +99,7 @@ TEST_F(Lifetime, WritebackThrottlingIsOffWhileEfqRunsAndBackAfter)
 TEST_F(Lifetime, SecondDeviceHasItsOwnRootAndGroups)
 {
 	Dev d;
-	struct efq_data *e = efq_init_data(d.q.get(), d.eq.get(), &ops_, this);
+	struct efq_data *e = efq_data_init(d.q.get(), d.eq.get(), &ops_, this);
 	ASSERT_FALSE(IS_ERR_OR_NULL(e));
 	d.q->elevator = d.eq.get();
 	EXPECT_EQ(e->dev, MKDEV(8, 32));
@@ -117,7 +117,7 @@ TEST_F(Lifetime, SecondDeviceHasItsOwnRootAndGroups)
 	EXPECT_EQ(g2->entity.new_weight, 900u);
 	EXPECT_EQ(g1->entity.new_weight, 500u);
 	sim_blkg_put(blkg2);
-	efq_exit_data(e);
+	efq_data_exit(e);
 	d.q->elevator = nullptr;
 }
 
@@ -159,7 +159,7 @@ TEST_F(Lifetime, ExitWithAnArmedIdleTimerCancelsIt)
 
 TEST_F(Lifetime, DeviceExitWhileARemovedCgroupsBlkgIsStillReferenced)
 {
-	// Found by this test (efq_exit_data() WARNed "root->ref != 1"), fixed
+	// Found by this test (efq_data_exit() WARNed "root->ref != 1"), fixed
 	// in 9646460: the root group, and with it the efq_data, now lives
 	// until the last group of the device goes.
 	struct blkcg *cg = Cgroup("a");
@@ -170,7 +170,7 @@ TEST_F(Lifetime, DeviceExitWhileARemovedCgroupsBlkgIsStillReferenced)
 	Release(q);
 	DestroyCgroup(cg); // a bio still holds the blkg (the harness's ref)
 	// the scheduler is switched now
-	efq_exit_data(efqd_);
+	efq_data_exit(efqd_);
 	efqd_ = nullptr;
 	q_->elevator = nullptr;
 	EXPECT_EQ(sim_warn_count(), 0u) << sim_warn_last();

@@ -566,7 +566,7 @@ TEST_F(IdleTree, ExitingQueueIsNeverCached)
 	Add(b);
 	ASSERT_EQ(Select(), a);
 	struct request *rq = DispatchFrom(a);
-	Release(a); // the owner exits while a is busy: efq_exit_queue marks it
+	Release(a); // the owner exits while a is busy: efq_queue_exit marks it
 	EXPECT_TRUE(a->ioq->entity.exiting);
 	Advance(50 * kMs);
 	Complete(rq);
@@ -581,7 +581,7 @@ TEST_F(IdleTreeCached, ExitQueueDropsACachedQueue)
 	Build(true);
 	ASSERT_TRUE(a->ioq->entity.on_idle_st);
 	Lock();
-	efq_exit_queue(efqd(), a->ioq);
+	efq_queue_exit(efqd(), a->ioq);
 	Unlock();
 	EXPECT_FALSE(a->ioq->entity.on_idle_st);
 	EXPECT_EQ(refcount_read(&a->ioq->ref), 1u);
@@ -594,7 +594,7 @@ TEST_F(IdleTree, ExitQueueIgnoresAsyncQueues)
 	FakeQueue *w = AsyncQueue(Root());
 	Add(w);
 	Lock();
-	efq_exit_queue(efqd(), w->ioq); // owned by the group, not a task
+	efq_queue_exit(efqd(), w->ioq); // owned by the group, not a task
 	Unlock();
 	EXPECT_FALSE(w->ioq->entity.exiting);
 }
