@@ -1176,10 +1176,6 @@ EFQ_ATTRS(as,
 	  EFQ_TUNABLE_ATTR(as, antic_expire),
 	  EFQ_ATTR(slice_sync));
 
-#ifdef CONFIG_BLK_DEBUG_FS
-EFQ_DEBUGFS_ATTRS(as);
-#endif
-
 /* --- lifetime --------------------------------------------------------------- */
 
 static int as_init_sched(struct request_queue *q, struct elevator_type *e)
@@ -1247,9 +1243,7 @@ static struct elevator_type as_sched = {
 		.request_merged		= as_request_merged,
 		.requests_merged	= as_requests_merged,
 	},
-#ifdef CONFIG_BLK_DEBUG_FS
-	.queue_debugfs_attrs = as_debugfs_attrs,
-#endif
+	EFQ_ELEVATOR_DEBUGFS
 	.icq_size	= sizeof(struct as_io_cq),
 	.icq_align	= __alignof__(struct as_io_cq),
 	.elevator_attrs	= as_attrs,
@@ -1260,18 +1254,7 @@ static struct elevator_type as_sched = {
 MODULE_ALIAS("as-iosched");
 MODULE_ALIAS("anticipatory-iosched");
 
-static int __init as_init(void)
-{
-	return elv_register(&as_sched);
-}
-
-static void __exit as_exit(void)
-{
-	elv_unregister(&as_sched);
-}
-
-module_init(as_init);
-module_exit(as_exit);
+module_efq_elevator(as_sched);
 
 MODULE_AUTHOR("The efq authors");
 MODULE_LICENSE("GPL");

@@ -1158,10 +1158,6 @@ EFQ_ATTRS(cfq,
 	  EFQ_ATTR(slice_sync),
 	  EFQ_ATTR(slice_async));
 
-#ifdef CONFIG_BLK_DEBUG_FS
-EFQ_DEBUGFS_ATTRS(cfq);
-#endif
-
 static struct elevator_type cfq_sched = {
 	.ops = {
 		.init_sched		= cfq_init_sched,
@@ -1184,27 +1180,14 @@ static struct elevator_type cfq_sched = {
 	},
 	.icq_size	= sizeof(struct cfq_io_cq),
 	.icq_align	= __alignof__(struct cfq_io_cq),
-#ifdef CONFIG_BLK_DEBUG_FS
-	.queue_debugfs_attrs = cfq_debugfs_attrs,
-#endif
+	EFQ_ELEVATOR_DEBUGFS
 	.elevator_attrs	= cfq_attrs,
 	.elevator_name	= "cfq",
 	.elevator_owner	= THIS_MODULE,
 };
 MODULE_ALIAS("cfq-iosched");
 
-static int __init cfq_init(void)
-{
-	return elv_register(&cfq_sched);
-}
-
-static void __exit cfq_exit(void)
-{
-	elv_unregister(&cfq_sched);
-}
-
-module_init(cfq_init);
-module_exit(cfq_exit);
+module_efq_elevator(cfq_sched);
 
 MODULE_AUTHOR("The efq authors");
 MODULE_LICENSE("GPL");

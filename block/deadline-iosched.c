@@ -475,10 +475,6 @@ EFQ_ATTRS(dl,
 	  EFQ_TUNABLE_ATTR(dl, fifo_batch),
 	  EFQ_ATTR(slice_sync));
 
-#ifdef CONFIG_BLK_DEBUG_FS
-EFQ_DEBUGFS_ATTRS(dl);
-#endif
-
 static struct elevator_type dl_sched = {
 	.ops = {
 		.init_sched		= dl_init_sched,
@@ -500,27 +496,14 @@ static struct elevator_type dl_sched = {
 		.former_request		= elv_rb_former_request,
 		.next_request		= elv_rb_latter_request,
 	},
-#ifdef CONFIG_BLK_DEBUG_FS
-	.queue_debugfs_attrs = dl_debugfs_attrs,
-#endif
+	EFQ_ELEVATOR_DEBUGFS
 	.elevator_attrs	= dl_attrs,
 	.elevator_name	= "deadline-fq",
 	.elevator_owner	= THIS_MODULE,
 };
 MODULE_ALIAS("deadline-fq-iosched");
 
-static int __init dl_init(void)
-{
-	return elv_register(&dl_sched);
-}
-
-static void __exit dl_exit(void)
-{
-	elv_unregister(&dl_sched);
-}
-
-module_init(dl_init);
-module_exit(dl_exit);
+module_efq_elevator(dl_sched);
 
 MODULE_AUTHOR("The efq authors");
 MODULE_LICENSE("GPL");

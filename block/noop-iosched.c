@@ -158,10 +158,6 @@ static void noop_requests_merged(struct request_queue *q, struct request *rq,
 
 EFQ_ATTRS(noop, EFQ_ATTR(slice_sync));
 
-#ifdef CONFIG_BLK_DEBUG_FS
-EFQ_DEBUGFS_ATTRS(noop);
-#endif
-
 static struct elevator_type noop_sched = {
 	.ops = {
 		.init_sched		= noop_init_sched,
@@ -179,27 +175,14 @@ static struct elevator_type noop_sched = {
 		.allow_merge		= efq_allow_merge,
 		.requests_merged	= noop_requests_merged,
 	},
-#ifdef CONFIG_BLK_DEBUG_FS
-	.queue_debugfs_attrs = noop_debugfs_attrs,
-#endif
+	EFQ_ELEVATOR_DEBUGFS
 	.elevator_attrs	= noop_attrs,
 	.elevator_name	= "noop",
 	.elevator_owner	= THIS_MODULE,
 };
 MODULE_ALIAS("noop-iosched");
 
-static int __init noop_init(void)
-{
-	return elv_register(&noop_sched);
-}
-
-static void __exit noop_exit(void)
-{
-	elv_unregister(&noop_sched);
-}
-
-module_init(noop_init);
-module_exit(noop_exit);
+module_efq_elevator(noop_sched);
 
 MODULE_AUTHOR("The efq authors");
 MODULE_LICENSE("GPL");

@@ -765,18 +765,40 @@ struct seq_file;
 int efq_debugfs_state_show(void *data, struct seq_file *m);
 int efq_debugfs_trees_show(void *data, struct seq_file *m);
 
-/**
- * EFQ_DEBUGFS_ATTRS() - define a scheduler's queue_debugfs_attrs table:
- *	the engine's "state" and "service_trees", read-only for root
- * @prefix: the table is @prefix_debugfs_attrs (struct blk_mq_debugfs_attr,
- *	from block/blk-mq-debugfs.h)
+/*
+ * EFQ_ELEVATOR_DEBUGFS, in a scheduler's struct elevator_type: the engine's
+ * debugfs files "state" and "service_trees" in the queue's sched/ folder,
+ * read-only for root; nothing without CONFIG_BLK_DEBUG_FS.  Where it is
+ * used, block/blk-mq-debugfs.h declares struct blk_mq_debugfs_attr.
  */
-#define EFQ_DEBUGFS_ATTRS(prefix)					\
-static const struct blk_mq_debugfs_attr prefix##_debugfs_attrs[] = {	\
-	{ "state", 0400, efq_debugfs_state_show },			\
-	{ "service_trees", 0400, efq_debugfs_trees_show },		\
-	{},								\
-}
+#ifdef CONFIG_BLK_DEBUG_FS
+#define EFQ_ELEVATOR_DEBUGFS						\
+	.queue_debugfs_attrs = (const struct blk_mq_debugfs_attr[]) {	\
+		{ "state", 0400, efq_debugfs_state_show },		\
+		{ "service_trees", 0400, efq_debugfs_trees_show },	\
+		{},							\
+	},
+#else
+#define EFQ_ELEVATOR_DEBUGFS
+#endif
+
+/**
+ * module_efq_elevator() - register a scheduler when its module loads and
+ *	unregister it when the module goes
+ * @sched: the scheduler's struct elevator_type
+ */
+#define module_efq_elevator(sched)					\
+static struct elevator_type *const efq_elv_##sched = &(sched);		\
+static int __init efq_init_##sched(void)				\
+{									\
+	return elv_register(efq_elv_##sched);				\
+}									\
+module_init(efq_init_##sched);						\
+static void __exit efq_exit_##sched(void)				\
+{									\
+	elv_unregister(efq_elv_##sched);				\
+}									\
+module_exit(efq_exit_##sched)
 
 /* --- groups (engine side) --- */
 void efq_group_init(struct efq_group *iog, unsigned int weight,
