@@ -67,6 +67,7 @@
 #include <linux/blktrace_api.h>
 #include <linux/kstrtox.h>
 #include <linux/seq_file.h>
+#include <linux/sysfs.h>
 #include <linux/elevator-fq.h>
 #include <trace/events/block.h>
 
@@ -2327,22 +2328,12 @@ EXPORT_SYMBOL_GPL(efq_rq_prepare);
  */
 void efq_rq_set_queue(struct request *rq, struct efq_queue *ioq)
 {
+	/* a request queued twice would leak its first reference */
+	WARN_ON_ONCE(rq->elv.priv[0]);
 	efq_get_queue(ioq);
 	rq->elv.priv[0] = ioq;
 }
 EXPORT_SYMBOL_GPL(efq_rq_set_queue);
-
-/**
- * efq_rq_queue() - the queue of a request
- * @rq: the request
- *
- * Return: the queue set by efq_rq_set_queue(), or NULL.
- */
-struct efq_queue *efq_rq_queue(struct request *rq)
-{
-	return rq->elv.priv[0];
-}
-EXPORT_SYMBOL_GPL(efq_rq_queue);
 
 /**
  * efq_rq_clear_queue() - @rq is done with its queue
@@ -2361,19 +2352,6 @@ void efq_rq_clear_queue(struct request *rq)
 		efq_put_queue(ioq);
 }
 EXPORT_SYMBOL_GPL(efq_rq_clear_queue);
-
-/**
- * efq_rq_was_dispatched() - did @rq reach the driver?
- * @rq: a request with a queue (efq_rq_set_queue())
- *
- * Return: true once efq_rq_dispatched() ran for it: the engine counts it
- * in flight, and its completion or requeue must be told to the engine.
- */
-bool efq_rq_was_dispatched(struct request *rq)
-{
-	return rq->elv.priv[1];
-}
-EXPORT_SYMBOL_GPL(efq_rq_was_dispatched);
 
 /**
  * efq_rq_dispatched() - @rq leaves its queue for the driver
@@ -2652,7 +2630,7 @@ ssize_t efq_tunable_show(struct elevator_queue *e, char *page,
 	spin_unlock_irq(&efqd->lock);
 	if (t->flags & EFQ_TUNE_MS)
 		v = div_u64(v, NSEC_PER_MSEC);
-	return sprintf(page, "%llu\n", (unsigned long long)v);
+	return sysfs_emit(page, "%llu\n", (unsigned long long)v);
 }
 EXPORT_SYMBOL_GPL(efq_tunable_show);
 

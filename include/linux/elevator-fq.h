@@ -18,6 +18,7 @@
 
 #include <linux/types.h>
 #include <linux/blk_types.h>
+#include <linux/blk-mq.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
@@ -507,7 +508,10 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
  * @samples: the decaying count of samples, scaled by 256: 32 after the
  *	first, tending to 256 (a scheduler trusts the mean past a threshold)
  * @total: the decaying sum of the samples, scaled by 256
- * @mean: @total / @samples, rounded to the nearest; 0 before any sample
+ * @mean: (@total + 128) / @samples, as V10's cfq and as rounded their think
+ *	time (and as its seek distance): the nearest once @samples reaches
+ *	256, up to 4 above the exact mean after the first sample; 0 before
+ *	any sample
  *
  * Zeroed means no sample yet.  A sample must stay below 2^54 / 7 (the
  * schedulers cap theirs far lower).
@@ -527,7 +531,7 @@ static inline void efq_decay_add(struct efq_decay *d, u64 value)
 {
 	d->samples = (7 * d->samples + 256) / 8;
 	d->total = div_u64(7 * d->total + 256 * value, 8);
-	d->mean = div_u64(d->total + d->samples / 2, d->samples);
+	d->mean = div_u64(d->total + 128, d->samples);
 }
 
 /*
@@ -537,10 +541,33 @@ static inline void efq_decay_add(struct efq_decay *d, u64 value)
  */
 void efq_rq_prepare(struct request *rq);
 void efq_rq_set_queue(struct request *rq, struct efq_queue *ioq);
-struct efq_queue *efq_rq_queue(struct request *rq);
 void efq_rq_clear_queue(struct request *rq);
 void efq_rq_dispatched(struct efq_data *efqd, struct request *rq);
-bool efq_rq_was_dispatched(struct request *rq);
+
+/**
+ * efq_rq_queue() - the queue of a request
+ * @rq: the request
+ *
+ * Return: the queue set by efq_rq_set_queue(), or NULL.
+ */
+static inline struct efq_queue *efq_rq_queue(struct request *rq)
+{
+	/* the cast: C++ (efqsim's tests) includes this header too */
+	return (struct efq_queue *)rq->elv.priv[0];
+}
+
+/**
+ * efq_rq_was_dispatched() - did @rq reach the driver?
+ * @rq: a request with a queue (efq_rq_set_queue())
+ *
+ * Return: true once efq_rq_dispatched() ran for it: the engine counts it
+ * in flight, and its completion or requeue must be told to the engine.
+ */
+static inline bool efq_rq_was_dispatched(struct request *rq)
+{
+	return !!rq->elv.priv[1];
+}
+
 void efq_finish_request(struct request *rq);
 void efq_requeue_request(struct request *rq);
 bool efq_bio_merge(struct request_queue *q, struct bio *bio,
@@ -583,8 +610,10 @@ void efq_schedule_dispatch(struct efq_data *efqd);
  * @EFQ_TUNE_NUM: none: a number from 0 up, kept as written
  * @EFQ_TUNE_MS: milliseconds, kept in nanoseconds
  * @EFQ_TUNE_SIGNED: a negative number is taken, and clamped to the
- *	minimum, where it would be refused (deadline-fq's tunables, which
- *	take what mq-deadline's take)
+ *	minimum, where it would be refused (deadline-fq's tunables: like
+ *	mq-deadline's, they take negative numbers; unlike them, they take
+ *	decimal only, clamp rather than refuse above INT_MAX, and clamp a
+ *	negative writes_starved to 0)
  */
 enum efq_tune_flags {
 	EFQ_TUNE_NUM	= 0,
@@ -622,7 +651,7 @@ void efq_warn_bad_tunable(struct elevator_queue *e, const char *name,
  * The @set of EFQ_TUNABLE_SET() and __EFQ_TUNABLE() for a tunable whose
  * write only stores its field (EFQ_TUNABLE()).
  */
-#define EFQ_TUNE_STORE	(*field = val, 0)
+#define EFQ_TUNE_STORE	({ WRITE_ONCE(*field, val); 0; })
 
 /**
  * __EFQ_TUNABLE() - define a tunable's struct efq_tunable and its sysfs

@@ -291,3 +291,62 @@ TEST_F(Interplay, FlatModeMakesCgroupsShareTheRootTreeByQueueWeight)
 }
 
 } // namespace
+
+namespace {
+
+// The decaying means of cfq and as (think time, seek distance): each sample
+// weighs 1/8 and the mean before it 7/8, counts scaled by 256, and the mean
+// rounded as V10's anticipatory scheduler did, (total + 128) / samples.
+// Written out here independently of efq_decay_add() for 40 samples of
+// mixed sizes; the first sample of 0 gives a mean of 4 (128 / 32), which
+// as compares against seek distances of a few sectors.
+TEST(Decay, MatchesTheSchedulersFormerMeansSampleBySample)
+{
+	const u64 values[] = {0,    0,	      8,  1000, 3,	 250000, 7,  7,	   7,	 1 << 20,
+			      16,   16,	      16, 16,	999999,	 0,	 1,  2,	   3,	 4,
+			      5000, 5000,     0,  0,	1 << 30, 12,	 12, 4096, 4096, 4096,
+			      77,   1u << 31, 5,  5,	5,	 5,	 0,  100,  100,	 100};
+	struct efq_decay d = {};
+	u64 samples = 0, total = 0;
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		samples = (7 * samples + 256) / 8;
+		total = (7 * total + 256 * values[i]) / 8;
+		efq_decay_add(&d, values[i]);
+		ASSERT_EQ(d.samples, samples) << "sample " << i;
+		ASSERT_EQ(d.total, total) << "sample " << i;
+		ASSERT_EQ(d.mean, (total + 128) / samples) << "sample " << i;
+	}
+	struct efq_decay first = {};
+	efq_decay_add(&first, 0);
+	EXPECT_EQ(first.samples, 32u);
+	EXPECT_EQ(first.mean, 4u);
+}
+
+// A request holds one reference on its queue: queueing it a second time
+// without clearing it first would leak the first, and is reported.
+TEST_F(Requests, QueueingARequestTwiceWarns)
+{
+	FakeQueue *a = NewQueue(Root());
+	struct request *rq = NewRequest(REQ_OP_READ, nullptr);
+	unsigned ref = refcount_read(&a->ioq->ref);
+
+	efq_rq_prepare(rq);
+	Lock();
+	efq_rq_set_queue(rq, a->ioq);
+	EXPECT_EQ(sim_warn_count(), 0u);
+	EXPECT_TRUE(efq_rq_queue(rq) == a->ioq);
+	EXPECT_FALSE(efq_rq_was_dispatched(rq));
+	efq_rq_set_queue(rq, a->ioq);
+	EXPECT_EQ(sim_warn_count(), 1u);
+	sim_warn_reset();
+	// the leaked second reference, given back by hand
+	efq_put_queue(a->ioq);
+	efq_rq_clear_queue(rq);
+	Unlock();
+	EXPECT_EQ(refcount_read(&a->ioq->ref), ref);
+	EXPECT_TRUE(efq_rq_queue(rq) == nullptr);
+	FreeRequest(rq);
+}
+
+} // namespace

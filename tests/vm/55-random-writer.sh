@@ -60,7 +60,6 @@ D=nullb55
 RW=/tmp/rw
 mkdir -p $RW
 T0=$(cut -d' ' -f1 /proc/uptime)
-K0=$(dmesg | wc -l)
 # 192 MiB in RAM; 50 us timer completions, depth 4: requests wait in the
 # scheduler; rotational so that cfq and as idle
 if ! nb_create 55 memory_backed=1 size=192 irqmode=2 completion_nsec=50000 hw_queue_depth=4; then
@@ -82,6 +81,25 @@ for d in 1:3 8:0 7:250 254:250 259:99999; do
 	fi
 	ABSENT="${ABSENT:+$ABSENT }$d"
 done
+
+# Every message kind's ratelimit state starts flushed: a state keeps the
+# count it suppressed until its next message after the 5 s interval, so
+# refusals of an earlier test file (10-tunables writes 'abc' to every
+# tunable) would be printed as "N callbacks suppressed" at this file's
+# first refusal, without efq.ko's reload (30-lifecycle) in between, and
+# counted as this file's.  5.5 s after the last refusal, one refused write
+# per state prints any count left; the count starts after them.
+set_sched $D cfq || fail "random writer: select cfq to flush the message states"
+sleep 5.5
+echo abc >$IOS/slice_idle 2>/dev/null
+echo 5 >$CG/rw-a/io.efq.weight 2>/dev/null
+echo abc >$CG/rw-a/io.efq.weight 2>/dev/null
+echo abc >$CG/rw-a/io.efq.ioprio_class 2>/dev/null
+echo 7 >$CG/rw-a/io.efq.ioprio_class 2>/dev/null
+echo "1:3 500" >$CG/rw-a/io.efq.weight 2>/dev/null
+echo abc >$CG/rw-a/io.efq.policy 2>/dev/null
+set_sched $D none
+K0=$(dmesg | wc -l)
 
 # --- the plan maker ------------------------------------------------------------
 # Input: targets, one a line: "tun PATH NAME LO HI SIGNED", "weight PATH",
