@@ -28,6 +28,52 @@
 #include "elevator.h"
 #include "blk-cgroup.h"
 
+/*
+ * A group as blkcg policy data; the engine only sees the group.  Without
+ * CONFIG_BLK_CGROUP the block layer's struct blkg_policy_data is empty.
+ */
+struct efq_group_pd {
+	struct blkg_policy_data pd;
+	struct efq_group group;
+};
+
+/**
+ * efq_group_alloc() - allocate a zeroed group
+ * @gfp: allocation flags
+ * @node: NUMA node
+ *
+ * Return: the group, or NULL.  Free it with efq_group_free().
+ */
+struct efq_group *efq_group_alloc(gfp_t gfp, int node)
+{
+	struct efq_group_pd *gpd;
+
+	gpd = kzalloc_node(sizeof(*gpd), gfp, node);
+	return gpd ? &gpd->group : NULL;
+}
+EXPORT_SYMBOL_GPL(efq_group_alloc);
+
+/**
+ * efq_group_free() - free a group allocated by efq_group_alloc()
+ * @iog: the group, whose last reference is gone
+ */
+void efq_group_free(struct efq_group *iog)
+{
+	kfree(container_of(iog, struct efq_group_pd, group));
+}
+EXPORT_SYMBOL_GPL(efq_group_free);
+
+/*
+ * Kconfig selects GROUP_IOSCHED whenever BLK_CGROUP is on; the out-of-tree
+ * build defines it.  Without this check a build that missed it would give
+ * a kernel with cgroups but no io.efq.* files, silently.
+ */
+#if IS_ENABLED(CONFIG_BLK_CGROUP) && !IS_ENABLED(CONFIG_GROUP_IOSCHED)
+#error "BLK_CGROUP is on but GROUP_IOSCHED (the efq blkcg policy) is off"
+#endif
+
+#ifdef CONFIG_GROUP_IOSCHED
+
 /**
  * struct efq_dev_rule - a per-device weight and class of one cgroup
  * @node: link in efq_cgroup.rules
@@ -58,12 +104,6 @@ struct efq_cgroup {
 	struct list_head rules;
 };
 
-/* A group as blkcg policy data; the engine only sees the group. */
-struct efq_group_pd {
-	struct blkg_policy_data pd;
-	struct efq_group group;
-};
-
 static struct blkcg_policy efq_blkcg_policy;
 
 static inline struct efq_cgroup *cpd_to_ecg(struct blkcg_policy_data *cpd)
@@ -90,32 +130,6 @@ static inline dev_t efq_blkg_dev(struct blkcg_gq *blkg)
 {
 	return blkg->q->disk ? disk_devt(blkg->q->disk) : 0;
 }
-
-/**
- * efq_group_alloc() - allocate a zeroed group
- * @gfp: allocation flags
- * @node: NUMA node
- *
- * Return: the group, or NULL.  Free it with efq_group_free().
- */
-struct efq_group *efq_group_alloc(gfp_t gfp, int node)
-{
-	struct efq_group_pd *gpd;
-
-	gpd = kzalloc_node(sizeof(*gpd), gfp, node);
-	return gpd ? &gpd->group : NULL;
-}
-EXPORT_SYMBOL_GPL(efq_group_alloc);
-
-/**
- * efq_group_free() - free a group allocated by efq_group_alloc()
- * @iog: the group, whose last reference is gone
- */
-void efq_group_free(struct efq_group *iog)
-{
-	kfree(container_of(iog, struct efq_group_pd, group));
-}
-EXPORT_SYMBOL_GPL(efq_group_free);
 
 /* --- request to group --------------------------------------------------- */
 
@@ -943,3 +957,68 @@ void efq_cgroup_exit(void)
 {
 	blkcg_policy_unregister(&efq_blkcg_policy);
 }
+
+#else /* !CONFIG_GROUP_IOSCHED */
+
+/*
+ * Without cgroups (a kernel without CONFIG_BLK_CGROUP) a device has one
+ * group, the root group the engine makes: every request is its, and there
+ * is no policy to register or activate.  The schedulers call the same
+ * functions either way.
+ */
+
+struct efq_group *efq_group_of_blkg(struct efq_data *efqd,
+				    struct blkcg_gq *blkg)
+{
+	lockdep_assert_held(&efqd->lock);
+	return efqd->root_group;
+}
+EXPORT_SYMBOL_GPL(efq_group_of_blkg);
+
+struct efq_group *efq_group_of_current(struct efq_data *efqd)
+{
+	lockdep_assert_held(&efqd->lock);
+	return efqd->root_group;
+}
+EXPORT_SYMBOL_GPL(efq_group_of_current);
+
+struct efq_group *efq_group_of_bio(struct efq_data *efqd, struct bio *bio)
+{
+	return efqd->root_group;
+}
+EXPORT_SYMBOL_GPL(efq_group_of_bio);
+
+struct efq_group *efq_group_of_rq(struct efq_data *efqd, struct request *rq)
+{
+	return efqd->root_group;
+}
+EXPORT_SYMBOL_GPL(efq_group_of_rq);
+
+void efq_group_path(struct efq_data *efqd, struct efq_group *iog, char *buf,
+		    size_t len)
+{
+	strscpy(buf, "/", len);
+}
+EXPORT_SYMBOL_GPL(efq_group_path);
+
+int efq_cgroup_activate(struct efq_data *efqd)
+{
+	return 0;
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_activate);
+
+void efq_cgroup_deactivate(struct efq_data *efqd)
+{
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_deactivate);
+
+int efq_cgroup_init(void)
+{
+	return 0;
+}
+
+void efq_cgroup_exit(void)
+{
+}
+
+#endif /* CONFIG_GROUP_IOSCHED */

@@ -23,6 +23,7 @@
 #define CONFIG_BLK_DEV_IO_TRACE 1
 #define CONFIG_BLK_DEBUG_FS 1
 #define CONFIG_NR_CPUS 1
+#define CONFIG_GROUP_IOSCHED 1
 #define CONFIG_DEBUG_GROUP_IOSCHED 1
 /* Every scheduler starts hierarchical (block/Kconfig.iosched: *_HIER). */
 #define CONFIG_IOSCHED_CFQ_HIER 1
