@@ -30,10 +30,13 @@ struct ParamFile {
 
 // Reads the parameter file @path.  The format: one `key = value` per line;
 // `#` starts a comment (whole line or after the value); blank lines are
-// ignored; a key appears at most once.  false with "path:line: message" (or
-// "path: message") in @err.
+// ignored; a key appears at most once; the file is text (no NUL, no control
+// byte but tab, newline and carriage return: a binary file is refused as
+// "path:line: not a text file: ... at byte offset N", N counted from 0).
+// false with "path:line: message" (or "path: message") in @err.
 bool read_param_file(const std::string &path, ParamFile *out, std::string *err);
-// The same, from @text, with @path used in messages.
+// The same, from @text, with @path used in messages; a control byte is
+// not refused as such but escaped where a message quotes it.
 bool parse_param_text(std::string_view text, const std::string &path, ParamFile *out,
 		      std::string *err);
 
@@ -53,8 +56,23 @@ template <class P> struct Param {
 bool parse_real(std::string_view s, double *v);
 bool parse_integer(std::string_view s, uint64_t *v);
 bool parse_bool(std::string_view s, bool *v);
+
+// What a value holds, for a parameter's message: a number in @v, no number
+// at all, or a number that is one but cannot be held (out of range).
+enum class Scan { ok, not_a_number, out_of_range };
+// A real: parse_real()'s syntax.  out_of_range: beyond the largest double
+// (1e400, -1e400).  A magnitude below the smallest double rounds to 0, as
+// any value rounds to the nearest double; -0 is 0.
+Scan scan_real(std::string_view s, double *v);
+// A whole number: digits, or '-' and digits.  out_of_range: negative (but
+// -0, which is 0) or above 2^64 - 1.
+Scan scan_integer(std::string_view s, uint64_t *v);
+
 // Shortest text that parses back to exactly @v.
 std::string format_real(double v);
+// A range's bound: whole numbers in plain digits (100000, not 1e+05),
+// others as format_real().
+std::string format_bound(double v);
 
 // "path:line" of the line that set the last of @keys in @f (the place to
 // fix a cross-parameter problem), "path" if none of them is in the file,
@@ -74,21 +92,27 @@ template <class P> std::string param_value(const P &p, const Param<P> &d)
 	return p.*std::get<bool P::*>(d.field) ? "1" : "0";
 }
 
-// Sets parameter @d of @p from @text; false with the reason in @why.
+// "min..max" of parameter @d.
+template <class P> std::string param_range(const Param<P> &d)
+{
+	return format_bound(d.min) + ".." + format_bound(d.max);
+}
+
+// Sets parameter @d of @p from @text; false with the reason in @why:
+// "name: 'text' is not a number" (not a whole number, not a boolean), or
+// "name: 'text' is out of range (min..max)" for a number outside the
+// parameter's range or beyond what a number of its kind holds.
 template <class P> bool set_param(P &p, const Param<P> &d, std::string_view text, std::string *why)
 {
-	auto range = [&](double v) {
-		if (v >= d.min && v <= d.max)
-			return true;
-		*why = std::string(d.name) + ": " + std::string(text) + " is out of range [" +
-		       format_real(d.min) + ", " + format_real(d.max) + "]";
+	const std::string quoted = std::string(d.name) + ": '" + std::string(text) + "'";
+	auto out_of_range = [&] {
+		*why = quoted + " is out of range (" + param_range(d) + ")";
 		return false;
 	};
 	if (auto f = std::get_if<bool P::*>(&d.field)) {
 		bool b;
 		if (!parse_bool(text, &b)) {
-			*why = std::string(d.name) + ": '" + std::string(text) +
-			       "' is not a boolean (0/1, true/false, yes/no, on/off)";
+			*why = quoted + " is not a boolean (0/1, true/false, yes/no, on/off)";
 			return false;
 		}
 		p.**f = b;
@@ -96,23 +120,26 @@ template <class P> bool set_param(P &p, const Param<P> &d, std::string_view text
 	}
 	if (auto f = std::get_if<double P::*>(&d.field)) {
 		double v;
-		if (!parse_real(text, &v)) {
-			*why = std::string(d.name) + ": '" + std::string(text) +
-			       "' is not a number";
+		Scan s = scan_real(text, &v);
+		if (s == Scan::not_a_number) {
+			*why = quoted + " is not a number";
 			return false;
 		}
-		if (!range(v))
-			return false;
+		if (s == Scan::out_of_range || v < d.min || v > d.max)
+			return out_of_range();
 		p.**f = v;
 		return true;
 	}
 	uint64_t v;
-	if (!parse_integer(text, &v)) {
-		*why = std::string(d.name) + ": '" + std::string(text) + "' is not a whole number";
+	Scan s = scan_integer(text, &v);
+	if (s == Scan::not_a_number) {
+		*why = quoted + " is not a whole number";
 		return false;
 	}
-	if (!range(static_cast<double>(v)))
-		return false;
+	// d.min and d.max are whole numbers below 2^53: exact as doubles
+	if (s == Scan::out_of_range || static_cast<double>(v) < d.min ||
+	    static_cast<double>(v) > d.max)
+		return out_of_range();
 	if (auto f = std::get_if<uint32_t P::*>(&d.field))
 		p.**f = static_cast<uint32_t>(v);
 	else
