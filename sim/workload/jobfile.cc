@@ -126,6 +126,20 @@ bool all_digits(const std::string &s)
 	});
 }
 
+// The trimmed, non-empty items of @s separated by @sep.
+std::vector<std::string> split_items(const std::string &s, char sep)
+{
+	std::vector<std::string> items;
+	std::stringstream ss(s);
+	std::string item;
+	while (std::getline(ss, item, sep)) {
+		item = trim(item);
+		if (!item.empty())
+			items.push_back(std::move(item));
+	}
+	return items;
+}
+
 // Decimal or 0x hex digits at the start of @s; sets @used to their length.
 std::optional<uint64_t> leading_number(const std::string &s, size_t *used, bool allow_hex,
 				       std::string *err)
@@ -397,11 +411,22 @@ std::string get_uint(const Value &v, uint64_t lo, uint64_t hi, uint64_t *out)
 		return e;
 	std::string err;
 	// Counts take plain numbers (and 0x hex); size suffixes make no sense.
-	size_t used = 0;
-	auto n = leading_number(v.text, &used, true, &err);
-	if (!n || used != v.text.size())
+	// A negative or overflowing whole number is out of range, as a large one is.
+	const bool negative = v.text[0] == '-';
+	const std::string digits = negative ? v.text.substr(1) : v.text;
+	const bool hex =
+		digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+	const bool whole =
+		hex ? std::all_of(digits.begin() + 2, digits.end(),
+				  [](char c) {
+					  return std::isxdigit(static_cast<unsigned char>(c));
+				  })
+		    : all_digits(digits);
+	if (!whole)
 		return "'" + v.text + "' is not a whole number";
-	if (*n < lo || *n > hi)
+	size_t used = 0;
+	auto n = leading_number(digits, &used, true, &err);
+	if (!n || (negative && *n != 0) || *n < lo || *n > hi)
 		return "'" + v.text + "' is out of range (" + std::to_string(lo) + ".." +
 		       std::to_string(hi) + ")";
 	*out = *n;
@@ -612,8 +637,11 @@ std::string opt_bs(Draft &d, const Value &v, const ParseContext &)
 {
 	if (auto e = need_value(v); !e.empty())
 		return e;
-	if (v.text.find_first_of(":-") != std::string::npos)
-		return "'" + v.text + "': block size ranges are not bs= values (use bsrange=)";
+	// A '-' leading a value is a negative size, reported as such below.
+	for (const auto &part : split_items(v.text, ','))
+		if (part.find(':') != std::string::npos || part.find('-', 1) != std::string::npos)
+			return "'" + v.text +
+			       "': block size ranges are not bs= values (use bsrange=)";
 	BlockSizes b[3] = {d.bsd[0], d.bsd[1], d.bsd[2]};
 	auto e = per_ddir(v.text, [&](size_t i, const std::string &t) {
 		uint32_t bs = 0;
@@ -662,12 +690,7 @@ std::string opt_bssplit(Draft &d, const Value &v, const ParseContext &)
 		std::vector<std::pair<uint32_t, unsigned int>> split;
 		std::vector<size_t> blank;
 		unsigned int total = 0;
-		std::stringstream ss(t);
-		std::string item;
-		while (std::getline(ss, item, ':')) {
-			item = trim(item);
-			if (item.empty())
-				continue;
+		for (const auto &item : split_items(t, ':')) {
 			const size_t slash = item.find('/');
 			uint32_t bs = 0;
 			if (auto e2 = get_bs(trim(item.substr(0, slash)), d.kb_base, &bs);
@@ -1017,12 +1040,7 @@ std::string parse_cmdprio_split(const std::string &t, unsigned int kb_base, int 
 				int dflt_level, std::vector<JobSpec::CmdPrio> *out)
 {
 	std::vector<JobSpec::CmdPrio> all;
-	std::stringstream ss(t);
-	std::string item;
-	while (std::getline(ss, item, ':')) {
-		item = trim(item);
-		if (item.empty())
-			continue;
+	for (const auto &item : split_items(t, ':')) {
 		std::vector<std::string> f;
 		std::stringstream is(item);
 		std::string part;
@@ -1446,14 +1464,9 @@ std::string opt_random_distribution(Draft &d, const Value &v, const ParseContext
 	}
 	if (kind == "zoned" || kind == "zoned_abs") {
 		const bool abs = kind == "zoned_abs";
-		std::stringstream ss(rest);
-		std::string item;
 		double access = 0;
 		uint64_t range = 0;
-		while (std::getline(ss, item, ':')) {
-			item = trim(item);
-			if (item.empty())
-				continue;
+		for (const auto &item : split_items(rest, ':')) {
 			const size_t slash = item.find('/');
 			if (slash == std::string::npos)
 				return "'" + item + "' is not a zone (access%/range)";
@@ -1517,16 +1530,9 @@ std::string opt_zonemode(Draft &d, const Value &v, const ParseContext &)
 		return "";
 	}
 	if (v.text == "zbd")
-		// Linux 6.1: sd_zbc.c:954 and null_blk/zoned.c:181 require
-		// ELEVATOR_F_ZBD_SEQ_WRITE of a zoned disk's elevator, which
-		// elevator.c:104 (elevator_match()) enforces; efq's
-		// elevator_types set no elevator_features.
 		return "zonemode=zbd is not supported by efqsim: no efq scheduler can be the "
-		       "elevator of a zoned device (Linux 6.1 block/elevator.c:104 gives a zoned "
-		       "disk only an elevator with ELEVATOR_F_ZBD_SEQ_WRITE; "
-		       "block/cfq-iosched.c:1302, "
-		       "deadline-iosched.c:584, as-iosched.c:1352, noop-iosched.c:176 declare "
-		       "none)";
+		       "elevator of a zoned device (Linux gives a zoned disk only an elevator "
+		       "that declares ELEVATOR_F_ZBD_SEQ_WRITE, and efq's schedulers declare none)";
 	return "'" + v.text + "' is not a zone mode (none, strided, zbd)";
 }
 
@@ -2086,6 +2092,31 @@ std::string check_value(const OptDef &o, const Value &v, unsigned int kb_base)
 	return "";
 }
 
+// Why @text is not a text job file, or "": a leading UTF-8 byte-order mark
+// (fio takes it as part of the first line and refuses that line), or a
+// control byte other than tab, CR and LF (a binary file).  Sets @line to the
+// line of the offending byte.
+std::string not_text(const std::string &text, int *line)
+{
+	*line = 1;
+	if (text.rfind("\xEF\xBB\xBF", 0) == 0)
+		return "the file starts with a UTF-8 byte-order mark (bytes EF BB BF), which "
+		       "fio does not accept: save the job file without it";
+	for (size_t i = 0; i < text.size(); i++) {
+		const auto c = static_cast<unsigned char>(text[i]);
+		if (c == '\n')
+			++*line;
+		if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f) {
+			static const char hex[] = "0123456789abcdef";
+			return std::string("not a text job file: byte offset ") +
+			       std::to_string(i) + " is the control byte 0x" + hex[c >> 4] +
+			       hex[c & 15] +
+			       " (a job file may hold no control bytes but tab, CR and LF)";
+		}
+	}
+	return "";
+}
+
 // A job section after parsing: its draft and where it was declared.
 struct Section {
 	Draft d;
@@ -2106,6 +2137,10 @@ public:
 		std::string line;
 		std::stringstream in(src.text);
 		int lineno = 0;
+
+		if (auto e = not_text(src.text, &lineno); !e.empty())
+			return fail(Loc{src.name, lineno}, e);
+		lineno = 0;
 
 		auto finish_job = [&]() -> bool {
 			if (where == Job && !check_section(sections_.back().d))

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_host.h"
+#include "job_helpers.h"
 #include "workload/jobs.h"
 
 #include <cmath>
@@ -34,38 +35,20 @@ ParseContext ctx()
 
 std::vector<JobSpec> parse(const std::string &text, std::string *err = nullptr)
 {
-	std::string e;
-	auto jobs = parse_jobs({JobSource{"t.fio", text}}, ctx(), &e);
-	if (err)
-		*err = e;
-	else
-		EXPECT_EQ(e, "") << text;
-	return jobs;
+	return testing::parse_text(ctx(), text, err);
 }
 
 std::string error_of(const std::string &text)
 {
-	std::string e;
-	parse(text, &e);
-	return e;
+	return testing::error_of_text(ctx(), text);
 }
 
-struct FeatureRun {
+struct FeatureRun : testing::JobRun {
 	explicit FeatureRun(const std::string &text, int64_t latency = 100'000,
 			    unsigned int servers = 0)
-	    : host(latency, servers), engine(host, parse(text))
+	    : JobRun(parse(text), latency, servers, true)
 	{
-		EXPECT_TRUE(engine.start());
-		host.run_until([&] { return engine.finished(); });
-		EXPECT_TRUE(engine.finished());
-		results = engine.results();
-		for (const auto &r : host.records)
-			ios[r.task].push_back(r);
 	}
-	FakeHost host;
-	JobEngine engine;
-	std::vector<report::JobResult> results;
-	std::map<TaskId, std::vector<FakeHost::Record>> ios;
 };
 
 // --- cmdprio ---------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_host.h"
+#include "job_helpers.h"
 #include "workload/jobs.h"
 
 #include <algorithm>
@@ -47,20 +48,12 @@ ParseContext ctx(uint64_t capacity = GiB)
 
 std::vector<JobSpec> parse(const std::string &text, std::string *err = nullptr)
 {
-	std::string e;
-	auto jobs = parse_jobs({JobSource{"t.fio", text}}, ctx(), &e);
-	if (err)
-		*err = e;
-	else
-		EXPECT_EQ(e, "") << text;
-	return jobs;
+	return testing::parse_text(ctx(), text, err);
 }
 
 std::string error_of(const std::string &text)
 {
-	std::string e;
-	parse(text, &e);
-	return e;
+	return testing::error_of_text(ctx(), text);
 }
 
 JobSpec one(const std::string &options)
@@ -70,22 +63,12 @@ JobSpec one(const std::string &options)
 	return jobs.empty() ? JobSpec{} : jobs[0];
 }
 
-struct SimRun {
+struct SimRun : testing::JobRun {
 	explicit SimRun(const std::string &text, int64_t latency = 100'000,
 			unsigned int servers = 1)
-	    : host(latency, servers), engine(host, parse(text))
+	    : JobRun(parse(text), latency, servers, false)
 	{
-		EXPECT_TRUE(engine.start());
-		host.run();
-		EXPECT_TRUE(engine.finished());
-		results = engine.results();
-		for (const auto &r : host.records)
-			ios[r.task].push_back(r);
 	}
-	FakeHost host;
-	JobEngine engine;
-	std::vector<report::JobResult> results;
-	std::map<TaskId, std::vector<FakeHost::Record>> ios;
 };
 
 // --- the table -------------------------------------------------------------------
@@ -111,10 +94,9 @@ TEST(FioOptions, RefusedOptionsNameTheOptionAndWhy)
 		  "CPU priority to derive an IO priority from (use prio=)");
 	EXPECT_EQ(error_of("[j]\nsize=1m\nzonemode=zbd\n"),
 		  "t.fio:3: zonemode: zonemode=zbd is not supported by efqsim: no efq scheduler "
-		  "can be the elevator of a zoned device (Linux 6.1 block/elevator.c:104 gives a "
-		  "zoned disk only an elevator with ELEVATOR_F_ZBD_SEQ_WRITE; "
-		  "block/cfq-iosched.c:1302, deadline-iosched.c:584, as-iosched.c:1352, "
-		  "noop-iosched.c:176 declare none)");
+		  "can be the elevator of a zoned device (Linux gives a zoned disk only an "
+		  "elevator that declares ELEVATOR_F_ZBD_SEQ_WRITE, and efq's schedulers declare "
+		  "none)");
 	EXPECT_EQ(error_of("[j]\nsize=1m\nfrobnicate=1\n"), "t.fio:3: unknown option 'frobnicate'");
 }
 

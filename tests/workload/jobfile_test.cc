@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <gtest/gtest.h>
 
+#include "job_helpers.h"
 #include "workload/jobfile.h"
 
 #include <cstdio>
@@ -30,13 +31,7 @@ ParseContext ctx(uint64_t capacity = 100 * GiB)
 std::vector<JobSpec> parse(const std::string &text, std::string *err = nullptr,
 			   const ParseContext &c = ctx())
 {
-	std::string e;
-	auto jobs = parse_jobs({JobSource{"t.fio", text}}, c, &e);
-	if (err)
-		*err = e;
-	else
-		EXPECT_EQ(e, "") << text;
-	return jobs;
+	return testing::parse_text(c, text, err);
 }
 
 JobSpec one(const std::string &options)
@@ -690,6 +685,33 @@ TEST(JobfileErrors, EveryErrorNamesFileAndLine)
 		{"an inherited option is reported where it was set",
 		 "[global]\ncgroup_weight=500\n[a]\nsize=1m\n",
 		 "t.fio:2: cgroup_weight needs cgroup= (the root cgroup has no weight)"},
+		{"a binary file is not a job file",
+		 "\x7f"
+		 "ELF\x02\x01\x01",
+		 "t.fio:1: not a text job file: byte offset 0 is the control byte 0x7f (a job "
+		 "file may hold no control bytes but tab, CR and LF)"},
+		{"a control byte is named by its offset and line", "[a]\r\nsize=1m\t\nbs=4k\x1b\n",
+		 "t.fio:3: not a text job file: byte offset 19 is the control byte 0x1b (a job "
+		 "file may hold no control bytes but tab, CR and LF)"},
+		{"a UTF-8 byte-order mark is refused, as fio does", "\xef\xbb\xbf[a]\nsize=1m\n",
+		 "t.fio:1: the file starts with a UTF-8 byte-order mark (bytes EF BB BF), which "
+		 "fio does not accept: save the job file without it"},
+		{"iodepth -1", "[a]\nsize=1m\niodepth=-1\n",
+		 "t.fio:3: iodepth: '-1' is out of range (1..65536)"},
+		{"numjobs -1", "[a]\nsize=1m\nnumjobs=-1\n",
+		 "t.fio:3: numjobs: '-1' is out of range (1..4096)"},
+		{"prio -1", "[a]\nsize=1m\nprio=-1\n",
+		 "t.fio:3: prio: '-1' is out of range (0..7)"},
+		{"rwmixread -1", "[a]\nsize=1m\nrwmixread=-1\n",
+		 "t.fio:3: rwmixread: '-1' is out of range (0..100)"},
+		{"cgroup_weight -1", "[a]\nsize=1m\ncgroup=g\ncgroup_weight=-1\n",
+		 "t.fio:4: cgroup_weight: '-1' is out of range (100..1000)"},
+		{"iodepth overflows 64 bits", "[a]\nsize=1m\niodepth=99999999999999999999\n",
+		 "t.fio:3: iodepth: '99999999999999999999' is out of range (1..65536)"},
+		{"iodepth above 32 bits", "[a]\nsize=1m\niodepth=4294967297\n",
+		 "t.fio:3: iodepth: '4294967297' is out of range (1..65536)"},
+		{"negative bs", "[a]\nsize=1m\nbs=-4k\n", "t.fio:3: bs: '-4k' is negative"},
+		{"negative size", "[a]\nsize=-1\n", "t.fio:2: size: '-1' is negative"},
 	};
 	for (const auto &c : cases) {
 		std::string err;
@@ -717,6 +739,16 @@ TEST(JobfileErrors, ErrorsInALaterFileNameThatFile)
 			       ctx(), &err);
 	EXPECT_TRUE(jobs.empty());
 	EXPECT_EQ(err, "b.fio:4: unknown option 'bogus'");
+}
+
+TEST(JobfileErrors, ANulByteIsNamedByItsOffsetAndLine)
+{
+	using namespace std::string_literals;
+	std::string err;
+	auto jobs = parse("[a]\nsize=1m\nru\0ntime=1\n"s, &err);
+	EXPECT_TRUE(jobs.empty());
+	EXPECT_EQ(err, "t.fio:3: not a text job file: byte offset 14 is the control byte 0x00 (a "
+		       "job file may hold no control bytes but tab, CR and LF)");
 }
 
 } // namespace
