@@ -984,12 +984,14 @@ EXPORT_SYMBOL_GPL(efq_group_of_current);
 
 struct efq_group *efq_group_of_bio(struct efq_data *efqd, struct bio *bio)
 {
+	lockdep_assert_held(&efqd->lock);
 	return efqd->root_group;
 }
 EXPORT_SYMBOL_GPL(efq_group_of_bio);
 
 struct efq_group *efq_group_of_rq(struct efq_data *efqd, struct request *rq)
 {
+	lockdep_assert_held(&efqd->lock);
 	return efqd->root_group;
 }
 EXPORT_SYMBOL_GPL(efq_group_of_rq);
