@@ -1109,7 +1109,16 @@ static void as_request_merged(struct request_queue *q, struct request *rq,
 	as_update_next(as_of(efqd), aq, dir);
 }
 
-/* @next was merged into @rq: it leaves, and @rq keeps the older deadline. */
+/*
+ * @next was merged into @rq: it leaves, and @rq keeps the older deadline if
+ * both are of one queue.  They may not be: the block core's request merges
+ * compare the cgroup, not the scheduler's queue, and one cgroup's requests
+ * can sit in two queues (a request that fell back to the root group's
+ * queue when its group's could not be allocated, a group gone offline with
+ * requests queued).  Moved onto the other queue's FIFO, @rq would be
+ * dispatched from a list its own queue does not own, and left there when
+ * that queue is freed.
+ */
 static void as_requests_merged(struct request_queue *q, struct request *rq,
 			       struct request *next)
 {
@@ -1120,7 +1129,8 @@ static void as_requests_merged(struct request_queue *q, struct request *rq,
 		list_del_init(&next->queuelist);
 		return;
 	}
-	if (!list_empty(&rq->queuelist) && as_rq_dir(rq) == as_rq_dir(next) &&
+	if (efq_rq_queue(rq) == ioq && !list_empty(&rq->queuelist) &&
+	    as_rq_dir(rq) == as_rq_dir(next) &&
 	    next->fifo_time < rq->fifo_time) {
 		list_move(&rq->queuelist, &next->queuelist);
 		rq->fifo_time = next->fifo_time;

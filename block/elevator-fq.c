@@ -2240,7 +2240,19 @@ EXPORT_SYMBOL_GPL(efq_rq_hash_add);
  * @ioq: its queue
  * @rq: the request that goes away (the block core frees it)
  *
- * Takes @rq off the elevator hash and out of q->last_merge.
+ * Takes @rq off the elevator hash and out of q->last_merge.  The request it
+ * joined may belong to another queue: the insert-merge chain of
+ * elv_attempt_insert_merge() merges queued requests found on the elevator
+ * hash through attempt_merge(), which never asks the scheduler and
+ * compares the operation, direction, priority and cgroup, not the queue,
+ * so two processes reading adjacent sectors merge across their queues (and
+ * one cgroup's requests across two queues of one group, e.g. one in the
+ * fallback queue).  Then @ioq may lose its last request here.  A queue not
+ * in service stops being busy at once: on its tree with nothing queued it
+ * would be chosen for a slice with no request to give, and it would keep
+ * the device's busy count (and its reference) past the scheduler's exit.
+ * The queue in service stays; the next selection expires it or idles for
+ * it, as when it dispatched its last request.
  */
 void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 			     struct request *rq)
@@ -2249,6 +2261,13 @@ void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 	efq_rq_unlink(efqd, rq);
 	efq_request_removed(efqd, ioq, rq);
 	efq_group_rq_done(efqd, ioq->group);
+	/* @rq still holds @ioq (efq_rq_set_queue()): the put cannot free it */
+	if (!ioq->nr_queued && efq_queue_busy(ioq) &&
+	    ioq != efqd->active_queue) {
+		efq_del_busy(efqd, ioq);
+		/* has_work may change with the busy set */
+		efq_update_hold(efqd, false);
+	}
 }
 EXPORT_SYMBOL_GPL(efq_request_merged_away);
 

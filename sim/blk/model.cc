@@ -834,6 +834,8 @@ void Model::issue(struct request *rq)
 	in_device_[r->id] = rq;
 	counters_.dispatched++;
 	counters_.dispatched_sectors += d.sectors;
+	if (on_issue)
+		on_issue(rq);
 	dev_->submit(d, now());
 	sync_device();
 }

@@ -194,6 +194,13 @@ public:
 	// The scheduler's debugfs attribute @name (sched/<name>), or "" with
 	// *err set.
 	std::string debugfs(const std::string &name, std::string *err) const;
+	// Called with every request the driver is given (a checker's view of
+	// what the scheduler dispatched: rq->elv.priv[] is still the
+	// scheduler's); may be empty.
+	std::function<void(struct request *)> on_issue;
+	// The request queue the scheduler runs on (for checkers that look at
+	// the scheduler's own state).
+	struct request_queue *queue() const { return q_.get(); }
 	// Invariants: every request dispatched at most once and completed once;
 	// an empty message if all hold.
 	std::string check_invariants() const;

@@ -104,6 +104,11 @@ private:
 			queued_ += q->nr_queued;
 			if (!efq_queue_busy(q))
 				Fail("a queue on a tree but not busy", q);
+			// only the queue in service may be busy with nothing queued
+			// (it idles or expires at the next selection); any other
+			// would be chosen for a slice with no request to give
+			if (!q->nr_queued && q != efqd_->active_queue)
+				Fail("a busy queue not in service with nothing queued", q);
 		} else {
 			struct efq_group *child = GroupOf(e);
 			if (!child->sched_data.nr_active)

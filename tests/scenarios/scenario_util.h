@@ -61,9 +61,11 @@ inline std::string Instantiate(const std::string &name,
 	EXPECT_EQ(text.find('@'), std::string::npos) << name << ": placeholder left";
 	static int serial = 0;
 	const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+	// a parameterized test's name has a '/' in it ("Test/param")
+	std::string test = info ? std::string(info->name()) : "x";
+	std::replace(test.begin(), test.end(), '/', '_');
 	std::string out = ::testing::TempDir() + "efqscen-" + std::to_string(getpid()) + "-" +
-			  (info ? std::string(info->name()) : "x") + "-" +
-			  std::to_string(serial++) + "-" + name;
+			  test + "-" + std::to_string(serial++) + "-" + name;
 	std::ofstream(out) << text;
 	return out;
 }

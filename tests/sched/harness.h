@@ -42,6 +42,10 @@ inline TaskSpec Spec(const std::string &comm, const std::string &cgroup = "",
 	return s;
 }
 
+// The checker of tests/common/tree_walk.h on @m's engine (trees.cc, apart
+// because it needs the kernel headers).
+std::string CheckTrees(Model &m);
+
 class SchedEnv : public ::testing::Environment {
 public:
 	void SetUp() override { efqsim::blk::ensure_modules(); }
@@ -101,6 +105,10 @@ protected:
 			out += std::string(f) + ":\n" + m_->debugfs(f, &err) + "\n";
 		return out + "outstanding " + std::to_string(m_->outstanding());
 	}
+
+	// The engine's trees and counts checked now (tests/common/tree_walk.h):
+	// "" if they hold, or with Linux's mq-deadline, which has no engine.
+	std::string Trees() { return CheckTrees(*m_); }
 
 	TaskId Task(const TaskSpec &spec)
 	{

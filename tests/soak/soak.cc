@@ -98,6 +98,7 @@ void TraceHook(struct request_queue *, const char *msg, void *arg)
 	}
 }
 bool g_corrupt_tree = false;
+double g_bound_scale = 1; // inject_service_bound_scale()
 
 // ---- the case -------------------------------------------------------------
 
@@ -204,6 +205,79 @@ uint32_t BlockSize(Rand &r)
 }
 
 } // namespace
+
+// An aliased-IO storm, in about one case of four, drawn from a stream of
+// its own so that the rest of each seed's case stays as it was: a cgroup of
+// 6-24 submitters of one process each, all reading (or, some of them,
+// writing) 1-4 MiB windows of one area, shifted by whole IOs, sequentially
+// in 16-64 KiB IOs at depth 2-16 without waiting (50-300 IOs each), mostly
+// in plugged batches: requests for the same sectors are queued many times
+// over and contiguous requests of different processes merge (the block
+// core's request merges never ask the scheduler); fio jobs over the same
+// area, direct and buffered; and a reader with think time in a cgroup of
+// its own (the victim the service bound watches).
+void AddStorm(Case &c, int64_t per_io_ns)
+{
+	Rand r(c.seed ^ 0x5707a11a5edULL);
+	if (!r.P(25))
+		return;
+	c.storm = true;
+	const uint64_t gib = uint64_t{1} << 30;
+	const uint64_t area = 200 * gib, area_bytes = (1 + r.R(4)) << 20;
+	const std::string storm = "storm", victim = "victim";
+	c.cgroups.push_back({storm, r.P(50) ? 0 : 100 + (unsigned int)r.R(901), 0});
+	c.cgroups.push_back({victim, r.P(50) ? 0 : 100 + (unsigned int)r.R(901), 0});
+	const uint32_t bs = 16384u << r.R(3);
+	const bool writes = r.P(30);
+	for (unsigned int i = 0, n = 6 + (unsigned int)r.R(19); i < n; i++) {
+		RawSpec s;
+		s.cgroup = storm;
+		s.depth = 2 + (unsigned int)r.R(15);
+		s.bs = bs;
+		s.read_pct = writes && r.P(30) ? 0 : 100;
+		s.sync = true;
+		// mostly plugged batches of the whole depth, as fio's libaio
+		// submits them (io_submit() plugs): a batch is inserted at once,
+		// and the block core's insert merges join other processes'
+		// requests
+		s.plug_batch = r.P(70) ? s.depth : 0;
+		s.stop_ns = c.end_ns;
+		s.max_ios = 50 + (unsigned int)r.R(250); // a few thousand IOs in all
+		// windows of the same size shifted by whole IOs: the same sectors
+		// read by many at once, and one's request ending where another's
+		// starts
+		s.region_start = area + r.R(area_bytes / bs) * bs;
+		s.region_bytes = area_bytes;
+		c.raws.push_back(s);
+	}
+	RawSpec v;
+	v.cgroup = victim;
+	v.random = true;
+	v.think_ns = (int64_t)(1 + r.R(10)) * std::max<int64_t>(per_io_ns, kMs);
+	v.stop_ns = c.end_ns;
+	v.max_ios = 100000;
+	v.region_start = area + 8 * gib;
+	v.region_bytes = gib;
+	c.raws.push_back(v);
+	std::ostringstream f;
+	for (unsigned int j = 0, n = (unsigned int)r.R(3); j < n; j++) {
+		const bool direct = r.P(50);
+		f << "[storm" << j << "]\n";
+		f << "filename=/dev/sdb\n";
+		f << "rw=" << (writes && r.P(50) ? "write" : "read") << "\n";
+		f << "bs=" << bs << "\n";
+		f << "direct=" << (direct ? 1 : 0) << "\n";
+		f << "ioengine=libaio\niodepth=" << 1 + r.R(16) << "\n";
+		f << "offset=" << Size(area) << "\n";
+		f << "size=" << Size(area_bytes) << "\n";
+		f << "io_size=" << Size(uint64_t{bs} * (16 + r.R(200))) << "\n";
+		f << "runtime=" << std::max<int64_t>(c.end_ns / kUs, 1) << "us\n";
+		if (r.P(30))
+			f << "numjobs=" << 2 + r.R(3) << "\n";
+		f << "cgroup=" << storm << "\n\n";
+	}
+	c.jobfile += f.str();
+}
 
 Case make_case(uint64_t seed)
 {
@@ -497,6 +571,7 @@ Case make_case(uint64_t seed)
 	}
 	std::stable_sort(c.events.begin(), c.events.end(),
 			 [](const EventSpec &a, const EventSpec &b) { return a.at_ns < b.at_ns; });
+	AddStorm(c, per_io_ns);
 	return c;
 }
 
@@ -538,6 +613,10 @@ std::string Case::describe() const
 		if (s.charge_to >= 0)
 			o << ", writes charged to raw" << s.charge_to;
 		o << ", region " << (s.region_start >> 30) << "g+" << s.region_bytes << "\n";
+	}
+	if (storm) {
+		o << "  an aliased-IO storm: the submitters of /storm, the jobs storm*, the "
+		     "reader of /victim\n";
 	}
 	for (const auto &e : events) {
 		static const char *kinds[] = {"io.efq.weight", "io.efq.ioprio_class",
@@ -593,6 +672,7 @@ public:
 	{
 		if (!in_flight_.emplace(rq.id, rq).second)
 			Fail("request id " + std::to_string(rq.id) + " sent twice");
+		sent_at_[rq.id] = now;
 		sent_++;
 		in_->submit(rq, now);
 	}
@@ -614,6 +694,8 @@ public:
 			}
 			const dev::Request &rq = it->second;
 			completions_++;
+			max_latency = std::max(max_latency, out[i].time - sent_at_[out[i].id]);
+			sent_at_.erase(out[i].id);
 			// the model gives every requeue_every-th completion back
 			// to the scheduler (Config::requeue_every): sent again later
 			bool requeued = requeue_every_ && completions_ % requeue_every_ == 0;
@@ -637,6 +719,8 @@ public:
 			out.pop_back(); // the driver never reports it
 		}
 	}
+	// The longest time a request spent in the device so far.
+	int64_t max_latency = 0;
 	const std::vector<int64_t> &busy_by_tag() const override { return in_->busy_by_tag(); }
 	int64_t busy_total() const override { return in_->busy_total(); }
 	std::string params() const override { return in_->params(); }
@@ -656,6 +740,7 @@ private:
 	std::unique_ptr<dev::Device> in_;
 	unsigned int requeue_every_;
 	std::map<uint64_t, dev::Request> in_flight_;
+	std::map<uint64_t, int64_t> sent_at_;
 	size_t lost_ = 0;
 };
 
@@ -830,6 +915,7 @@ private:
 	void Stop(Raw &r);
 	void Event(const EventSpec &e);
 	void Checkpoint();
+	void CheckService(struct efq_data *efqd, int64_t slice_idle);
 	void TrySwitch(const EventSpec *e);
 	std::string Stall(const std::string &what);
 	uint64_t Next(Raw &r)
@@ -847,7 +933,66 @@ private:
 	int64_t start_ = 0;
 	std::string error_;
 	uint64_t checkpoints_ = 0;
+	// the service bound (CheckService()): per queue (its address), when
+	// the driver was last given one of its requests, since when it has
+	// been seen backlogged without one, and the largest bound computed
+	// for it over that wait
+	bool bound_applies_ = false;
+	std::map<const void *, int64_t> last_issue_, waiting_since_, bound_;
+	int64_t rt_issue_ = 0; // when the driver was last given an RT path's request
+
+public:
+	double worst_wait_ratio = 0; // the longest wait / its bound, over the case
+	uint64_t waits_checked = 0;
+	uint64_t waits_within_case = 0; // of those, with a bound shorter than the case
 };
+
+// Is every entity on @q's path (the queue and its groups) best-effort?  The
+// service bound holds for those: the RT class starves BE by design, and the
+// idle class waits while any other is busy.
+bool BestEffortPath(struct efq_queue *q)
+{
+	for (struct efq_entity *e = &q->entity; e->parent; e = e->parent)
+		if (e->ioprio_class != IOPRIO_CLASS_BE)
+			return false;
+	return true;
+}
+
+// The backlogged queues under @g (the one in service included).
+void CollectBacklogged(struct efq_group *g, std::vector<struct efq_queue *> &out)
+{
+	auto visit = [&](struct efq_entity *e) {
+		if (e->my_sd)
+			CollectBacklogged(container_of(e, struct efq_group, entity), out);
+		else
+			out.push_back(container_of(e, struct efq_queue, entity));
+	};
+	for (int c = 0; c < EFQ_NR_CLASSES; c++) {
+		struct efq_service_tree *st = &g->sched_data.service_tree[c];
+		for (struct rb_node *rn = rb_first(&st->active.rb_root); rn; rn = rb_next(rn))
+			visit(rb_entry(rn, struct efq_entity, rb_node));
+		if (st->active_entity)
+			visit(st->active_entity);
+	}
+}
+
+// The backlogged children of @sd: how many, and their weights' sum.
+void Siblings(struct efq_sched_data *sd, unsigned int *n, uint64_t *weights)
+{
+	*n = 0;
+	*weights = 0;
+	for (int c = 0; c < EFQ_NR_CLASSES; c++) {
+		struct efq_service_tree *st = &sd->service_tree[c];
+		for (struct rb_node *rn = rb_first(&st->active.rb_root); rn; rn = rb_next(rn)) {
+			(*n)++;
+			*weights += rb_entry(rn, struct efq_entity, rb_node)->weight;
+		}
+		if (st->active_entity) {
+			(*n)++;
+			*weights += st->active_entity->weight;
+		}
+	}
+}
 
 void Runner::Issue(Raw &r)
 {
@@ -1036,6 +1181,10 @@ void Runner::TrySwitch(const EventSpec *e)
 		return;
 	}
 	sched_ = e->target;
+	// the new scheduler's queues are new: no wait carries over
+	last_issue_.clear();
+	waiting_since_.clear();
+	bound_.clear();
 	if (EfqScheduler(sched_) && m_.set_tunable("hierarchical", e->value) && error_.empty())
 		error_ = "hierarchical=" + e->value + " after the switch failed";
 	h_.Thaw(EfqScheduler(sched_));
@@ -1052,6 +1201,13 @@ void Runner::Checkpoint()
 		return;
 	}
 	auto *efqd = static_cast<struct efq_data *>(q->elevator->elevator_data);
+	// the scheduler's own idle window (cfq's slice_idle, as's
+	// antic_expire), read before the lock: a sysfs show takes it
+	int64_t slice_idle = 0;
+	if (bound_applies_)
+		for (const auto &[name, value] : m_.tunables())
+			if (name == "slice_idle" || name == "antic_expire")
+				slice_idle = std::max<int64_t>(slice_idle, std::stoll(value) * kMs);
 	spin_lock_irq(&efqd->lock);
 	// the checker's own test: a count off by one must be seen
 	const bool corrupt = g_corrupt_tree;
@@ -1059,10 +1215,86 @@ void Runner::Checkpoint()
 	std::string e = efqcheck::TreeWalk(efqd).Check();
 	efqd->busy_queues -= corrupt;
 	g_corrupt_tree = false;
+	if (e.empty() && bound_applies_)
+		CheckService(efqd, slice_idle);
 	spin_unlock_irq(&efqd->lock);
 	if (!e.empty())
 		error_ = "the engine's trees at " +
 			 std::to_string((double)(m_.now() - start_) / kMs) + " ms: " + e;
+}
+
+// The service bound.  A backlogged queue that is not in service must be
+// given the driver one of its requests within
+//
+//   B(q) = u + sum over the levels of q's path (the queue, then each group
+//          below the root) of
+//            (n - 1) * u + (S + D) * (W - w) / w
+//
+// where, at a level, n is the number of backlogged entities sharing the
+// parent (the entity in service included), W their weights' sum and w the
+// weight of q's entity there; S is the longest slice any queue can get
+// (2 x the longer of slice_sync and slice_async: a queue's slice scales
+// with its weight, at most 1000/500), u = S + I + D one turn of another
+// entity: its slice, the idle wait it may get (I, the longest of
+// group_idle, slice_idle and antic_expire) and the longest time a request
+// has spent in the device so far in this case (D: a slice starts at its
+// first completion, and the fairness tunable drains the old queue).  Each
+// sibling gets at most one turn before q's vdisktime is the smallest,
+// plus the service that catches up with q's vdisktime lead, which is at
+// most one charge of q's: (S + D) / w in vdisktime, (S + D) * w_s / w of a
+// sibling's time.  The bound is recomputed at every checkpoint and the
+// largest over the wait kept (siblings come and go).  It holds for a queue
+// whose path is best-effort (BestEffortPath()), over a wait during which no
+// request of an RT path went to the driver: the RT class starves the others
+// by design.
+void Runner::CheckService(struct efq_data *efqd, int64_t slice_idle)
+{
+	const int64_t now = m_.now();
+	const int64_t S = 2 * (int64_t)std::max(efqd->slice[0], efqd->slice[1]);
+	const int64_t I = std::max<int64_t>((int64_t)efqd->group_idle, slice_idle);
+	const int64_t D = std::max<int64_t>(d_.max_latency, kMs);
+	const int64_t u = S + I + D;
+	std::vector<struct efq_queue *> backlogged;
+	CollectBacklogged(efqd->root_group, backlogged);
+	std::map<const void *, int64_t> since, bound;
+	for (struct efq_queue *q : backlogged) {
+		if (q == efqd->active_queue || !q->nr_queued || !BestEffortPath(q))
+			continue;
+		int64_t b = u;
+		for (struct efq_entity *e = &q->entity; e->parent; e = e->parent) {
+			unsigned int n;
+			uint64_t w;
+			Siblings(e->parent->my_sd, &n, &w);
+			const uint64_t own = std::max(e->weight, 1u);
+			b += (int64_t)(n ? n - 1 : 0) * u +
+			     (int64_t)((double)(S + D) * (double)(w - std::min(w, own)) / own);
+		}
+		auto it = waiting_since_.find(q);
+		int64_t from = it == waiting_since_.end() ? now : it->second;
+		if (auto li = last_issue_.find(q); li != last_issue_.end())
+			from = std::max(from, li->second);
+		from = std::max(from, rt_issue_); // RT service is not bounded
+		auto bi = bound_.find(q);
+		b = std::max(b, bi == bound_.end() || from == now ? 0 : bi->second);
+		since[q] = from;
+		bound[q] = b;
+		waits_checked++;
+		waits_within_case += b < c_.end_ns;
+		const double ratio = (double)(now - from) / ((double)b * g_bound_scale);
+		worst_wait_ratio = std::max(worst_wait_ratio, ratio);
+		if (ratio > 1 && error_.empty()) {
+			std::ostringstream o;
+			o << "the service bound at " << (double)(now - start_) / kMs
+			  << " ms: queue efq" << q->pid << (efq_queue_sync(q) ? 'S' : 'A') << " ("
+			  << q->nr_queued << " queued) backlogged without a dispatch for "
+			  << (double)(now - from) / kMs << " ms, bound " << (double)b / kMs
+			  << " ms (S " << S / kMs << ", I " << I / kMs << ", D " << (double)D / kMs
+			  << " ms)";
+			error_ = o.str();
+		}
+	}
+	waiting_since_ = std::move(since);
+	bound_ = std::move(bound);
 }
 
 std::string Runner::Stall(const std::string &what)
@@ -1086,6 +1318,16 @@ std::string Runner::Run(Result *res)
 {
 	start_ = m_.now();
 	sched_ = c_.scheduler;
+	bound_applies_ = true;
+	m_.on_issue = [this](struct request *rq) {
+		auto *q = static_cast<struct efq_queue *>(rq->elv.priv[0]);
+		if (!EfqScheduler(sched_) || !q)
+			return;
+		last_issue_[q] = m_.now();
+		for (struct efq_entity *e = &q->entity; e->parent; e = e->parent)
+			if (e->ioprio_class == IOPRIO_CLASS_RT)
+				rt_issue_ = m_.now();
+	};
 	// every cgroup, made by a task that never submits, with its settings
 	for (const auto &g : c_.cgroups) {
 		wl::TaskSpec spec;
@@ -1191,6 +1433,10 @@ std::string Runner::Run(Result *res)
 	if (!failed.empty())
 		return failed;
 	res->checkpoints = checkpoints_;
+	res->service_bound = waits_checked > 0;
+	res->waits_checked = waits_checked;
+	res->waits_within_case = waits_within_case;
+	res->worst_wait_ratio = worst_wait_ratio;
 	res->sim_ns = m_.now() - start_;
 	if (!error_.empty())
 		return error_;
@@ -1214,6 +1460,11 @@ void inject_lost_completion(unsigned int n)
 void inject_double_completion(unsigned int n)
 {
 	g_double_nth = n;
+}
+
+void inject_service_bound_scale(double scale)
+{
+	g_bound_scale = scale;
 }
 
 void inject_tree_miscount()
@@ -1334,11 +1585,15 @@ void PrintStats(uint64_t s, const Case &c, const Result &r)
 	if (std::getenv("EFQ_SOAK_STATS"))
 		std::fprintf(stderr,
 			     "efq_soak: seed %llu %s %s: %llu bios, %llu requests, %llu "
-			     "dispatched, %llu checkpoints, %.1f ms simulated\n",
+			     "dispatched, %llu checkpoints, %.1f ms simulated%s; service bound: "
+			     "%s, %llu waits (%llu with a bound shorter than the case), worst %.2f "
+			     "of the bound\n",
 			     (unsigned long long)s, c.scheduler.c_str(), c.device.c_str(),
 			     (unsigned long long)r.bios, (unsigned long long)r.requests,
 			     (unsigned long long)r.dispatched, (unsigned long long)r.checkpoints,
-			     (double)r.sim_ns / kMs);
+			     (double)r.sim_ns / kMs, c.storm ? ", a storm" : "",
+			     r.service_bound ? "on" : "off", (unsigned long long)r.waits_checked,
+			     (unsigned long long)r.waits_within_case, r.worst_wait_ratio);
 }
 
 // @c in a child process: a stall leaves the shim's state unusable (the

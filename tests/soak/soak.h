@@ -76,6 +76,7 @@ struct Case {
 	std::vector<RawSpec> raws;
 	std::vector<EventSpec> events;
 	int64_t end_ns = 0; // every job and submitter has stopped by then
+	bool storm = false; // an aliased-IO storm was added (soak.cc, AddStorm())
 
 	// Several lines: everything above, the job file verbatim.
 	std::string describe() const;
@@ -89,6 +90,14 @@ struct Result {
 	bool fatal = false;  // the shim's state is broken: run no more cases here
 	uint64_t bios = 0, requests = 0, dispatched = 0, checkpoints = 0;
 	int64_t sim_ns = 0;
+	// the service bound (soak.cc, Runner::CheckService()): whether it
+	// applied (queues of best-effort paths waited), how many waits it
+	// looked at (a queue at a checkpoint), and the longest wait over its
+	// bound
+	bool service_bound = false;
+	uint64_t waits_checked = 0;
+	uint64_t waits_within_case = 0; // with a bound shorter than the case: ones that could fail
+	double worst_wait_ratio = 0;
 };
 
 // Runs @c on a fresh shim (sim_reset()) and checks it; leaves the shim reset.
@@ -113,5 +122,8 @@ void inject_lost_completion(unsigned int n);
 void inject_double_completion(unsigned int n);
 // ... or has the first walk of the engine's trees find busy_queues one off.
 void inject_tree_miscount();
+// ... or has the service bound of every case multiplied by @scale (1: as
+// it is), until called again.
+void inject_service_bound_scale(double scale);
 
 } // namespace efqsoak

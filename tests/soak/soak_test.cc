@@ -146,6 +146,43 @@ TEST(SoakCheckers, AMiscountInTheEngineIsCaught)
 	EXPECT_NE(r.failure.find("busy_queues"), std::string::npos) << r.failure;
 }
 
+// The first storm case (soak.cc, AddStorm()) of the seeds from @from that
+// the service bound applies to and that has queues waiting, run; 0 if none
+// of 40 seeds.
+uint64_t FirstCheckedStorm(uint64_t from, efqsoak::Result *out)
+{
+	for (uint64_t s = from; s < from + 40; s++) {
+		Case c = efqsoak::make_case(s);
+		if (!c.storm || c.scheduler == "mq-deadline")
+			continue;
+		*out = efqsoak::run_case(c);
+		if (out->service_bound && out->waits_checked)
+			return s;
+	}
+	return 0;
+}
+
+TEST(SoakCheckers, AStormCaseKeepsTheServiceBound)
+{
+	efqsoak::Result r;
+	uint64_t seed = FirstCheckedStorm(1, &r);
+	ASSERT_NE(seed, 0u) << "no storm case with its service checked";
+	EXPECT_EQ(r.failure, "") << "seed " << seed;
+	EXPECT_GT(r.worst_wait_ratio, 0.0) << "queues must have waited to test anything";
+	EXPECT_LE(r.worst_wait_ratio, 1.0);
+}
+
+TEST(SoakCheckers, AWaitPastTheServiceBoundFailsTheCase)
+{
+	efqsoak::Result r;
+	uint64_t seed = FirstCheckedStorm(1, &r);
+	ASSERT_NE(seed, 0u);
+	efqsoak::inject_service_bound_scale(1e-6);
+	r = efqsoak::run_case(efqsoak::make_case(seed));
+	efqsoak::inject_service_bound_scale(1);
+	EXPECT_NE(r.failure.find("the service bound at"), std::string::npos) << r.failure;
+}
+
 TEST(SoakCheckers, ABadTunableFailsTheCase)
 {
 	Case c = Small();
@@ -160,6 +197,7 @@ TEST(SoakCheckers, TheCasesCoverWhatTheSoakClaims)
 	EXPECT_EQ(efqsoak::make_case(42).describe(), efqsoak::make_case(42).describe());
 	EXPECT_NE(efqsoak::make_case(42).describe(), efqsoak::make_case(43).describe());
 	std::map<std::string, int> sched, dev;
+	int storms = 0;
 	int hier = 0, removals = 0, requeues = 0, discards = 0, jobs = 0, deep = 0, tunables = 0,
 	    events = 0, shared = 0, plugs = 0, segments = 0;
 	const unsigned int n = kShards * kPerShard;
@@ -168,6 +206,7 @@ TEST(SoakCheckers, TheCasesCoverWhatTheSoakClaims)
 		sched[c.scheduler]++;
 		dev[c.device.substr(0, c.device.find(':'))]++;
 		hier += c.hierarchical;
+		storms += c.storm;
 		requeues += c.requeue_every != 0;
 		segments += c.max_discard_segments > 1;
 		jobs += !c.jobfile.empty();
@@ -191,8 +230,8 @@ TEST(SoakCheckers, TheCasesCoverWhatTheSoakClaims)
 	EXPECT_EQ(dev.size(), 4u); // null, ssd, hdd, multipath
 	EXPECT_GT(hier, (int)n / 2);
 	EXPECT_LT(hier, (int)n);
-	for (int k :
-	     {removals, requeues, discards, jobs, deep, tunables, events, shared, plugs, segments})
+	for (int k : {storms, removals, requeues, discards, jobs, deep, tunables, events, shared,
+		      plugs, segments})
 		EXPECT_GT(k, (int)n / 20);
 }
 

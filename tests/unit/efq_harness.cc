@@ -436,9 +436,9 @@ void EfqTest::RequeueBypassing(struct request *rq)
 	Release(rq, true);
 }
 
-void EfqTest::MergeAway(FakeQueue *fq)
+void EfqTest::MergeAway(FakeQueue *fq, bool into_other)
 {
-	ASSERT_GE(fq->queued.size(), 2u);
+	ASSERT_GE(fq->queued.size(), into_other ? 1u : 2u);
 	struct request *rq = fq->queued.back();
 	fq->queued.pop_back();
 	struct efq_queue *ioq = fq->ioq;

@@ -200,8 +200,10 @@ protected:
 		while (!inflight_.empty())
 			Complete(inflight_.front());
 	}
-	// A queued request of @fq is merged into another one of the same queue.
-	void MergeAway(FakeQueue *fq);
+	// A queued request of @fq is merged into another one of the same queue,
+	// or with @into_other of another queue (the block core's request merges
+	// cross queues), which may take @fq's last request.
+	void MergeAway(FakeQueue *fq, bool into_other = false);
 	void Expire(enum efq_expire_reason reason = EFQ_EXPIRE_SCHED);
 	void Advance(u64 ns) { sim_clock_advance((s64)ns); }
 	u64 Now() { return (u64)sim_clock_now(); }

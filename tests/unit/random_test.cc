@@ -171,14 +171,19 @@ protected:
 			Add(fq, flags, 8 * (1 + R(16)));
 	}
 
+	// A request merged into one of its own queue, or into another queue's
+	// (the block core's insert merges cross queues), then possibly its
+	// queue's last.
 	void OpMerge()
 	{
 		std::vector<FakeQueue *> v;
 		for (auto &fq : queues_)
-			if (!fq->freed && fq->queued.size() >= 2)
+			if (!fq->freed && !fq->queued.empty())
 				v.push_back(fq.get());
-		if (!v.empty())
-			MergeAway(v[R(v.size())]);
+		if (v.empty())
+			return;
+		FakeQueue *fq = v[R(v.size())];
+		MergeAway(fq, fq->queued.size() < 2 || P(30));
 	}
 
 	void OpDispatch()
