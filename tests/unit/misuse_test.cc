@@ -26,7 +26,32 @@ using namespace efqt;
 
 namespace {
 
-class Misuse : public EfqTest {};
+class Misuse : public EfqTest {
+protected:
+	using ReleaseFn = void (*)(struct efq_data *, struct efq_queue *, struct request *);
+
+	// A request of @a's that was never dispatched is given to @release
+	// (efq_request_requeued() or efq_request_completed()): each warns
+	// for the queue's dispatched count and the device's, and
+	// efq_group_rq_done() for the group's.
+	void ReleaseUndispatched(FakeQueue *a, ReleaseFn release)
+	{
+		struct request *rq = NewRequest(REQ_OP_READ, nullptr);
+		Lock();
+		release(efqd(), a->ioq, rq);
+		Unlock();
+		FreeRequest(rq);
+	}
+	// ... and none of those counts moved.
+	void ExpectNothingCounted(FakeQueue *a)
+	{
+		EXPECT_EQ(a->ioq->dispatched, 0u);
+		EXPECT_EQ(efqd()->rq_in_driver, 0u);
+		EXPECT_EQ(efqd()->nr_held, 0u);
+		EXPECT_EQ(Root()->nr_requests, 0u);
+		EXPECT_EQ(CheckInvariants(), "");
+	}
+};
 
 unsigned int Refs(struct efq_group *g)
 {
@@ -287,39 +312,17 @@ TEST_F(Misuse, MetadataFlagSetOnAQueuedRequestWarnsAtItsRemoval)
 TEST_F(Misuse, RequeuingARequestNeverDispatchedWarnsAndKeepsTheCounts)
 {
 	FakeQueue *a = NewQueue(Root());
-	struct request *rq = NewRequest(REQ_OP_READ, nullptr);
-
-	// efq_request_requeued() warns for the queue's dispatched count and
-	// the device's, efq_group_rq_done() for the group's; none moves
-	Lock();
-	efq_request_requeued(efqd(), a->ioq, rq);
-	Unlock();
-	FreeRequest(rq);
+	ReleaseUndispatched(a, efq_request_requeued);
 	ExpectWarnings(3);
-	EXPECT_EQ(a->ioq->dispatched, 0u);
-	EXPECT_EQ(efqd()->rq_in_driver, 0u);
-	EXPECT_EQ(efqd()->nr_held, 0u);
-	EXPECT_EQ(Root()->nr_requests, 0u);
-	EXPECT_EQ(CheckInvariants(), "");
+	ExpectNothingCounted(a);
 }
 
 TEST_F(Misuse, CompletingARequestNeverDispatchedWarnsAndKeepsTheCounts)
 {
 	FakeQueue *a = NewQueue(Root());
-	struct request *rq = NewRequest(REQ_OP_READ, nullptr);
-
-	// efq_request_completed() warns for the device's count and the
-	// queue's, efq_group_rq_done() for the group's; none moves
-	Lock();
-	efq_request_completed(efqd(), a->ioq, rq);
-	Unlock();
-	FreeRequest(rq);
+	ReleaseUndispatched(a, efq_request_completed);
 	ExpectWarnings(3);
-	EXPECT_EQ(a->ioq->dispatched, 0u);
-	EXPECT_EQ(efqd()->rq_in_driver, 0u);
-	EXPECT_EQ(efqd()->nr_held, 0u);
-	EXPECT_EQ(Root()->nr_requests, 0u);
-	EXPECT_EQ(CheckInvariants(), "");
+	ExpectNothingCounted(a);
 }
 
 // ---------------------------------------------------------------------------
