@@ -937,7 +937,6 @@ private:
 	// the driver was last given one of its requests, since when it has
 	// been seen backlogged without one, and the largest bound computed
 	// for it over that wait
-	bool bound_applies_ = false;
 	std::map<const void *, int64_t> last_issue_, waiting_since_, bound_;
 	int64_t rt_issue_ = 0; // when the driver was last given an RT path's request
 
@@ -958,17 +957,12 @@ bool BestEffortPath(struct efq_queue *q)
 	return true;
 }
 
-// The backlogged queues under @g (the one in service included).
-void CollectBacklogged(struct efq_group *g, std::vector<struct efq_queue *> &out)
+// Calls @visit with each backlogged child of @sd: those on the active
+// trees of its classes, and the one in service.
+template <class F> void ForEachBacklogged(struct efq_sched_data *sd, F visit)
 {
-	auto visit = [&](struct efq_entity *e) {
-		if (e->my_sd)
-			CollectBacklogged(container_of(e, struct efq_group, entity), out);
-		else
-			out.push_back(container_of(e, struct efq_queue, entity));
-	};
 	for (int c = 0; c < EFQ_NR_CLASSES; c++) {
-		struct efq_service_tree *st = &g->sched_data.service_tree[c];
+		struct efq_service_tree *st = &sd->service_tree[c];
 		for (struct rb_node *rn = rb_first(&st->active.rb_root); rn; rn = rb_next(rn))
 			visit(rb_entry(rn, struct efq_entity, rb_node));
 		if (st->active_entity)
@@ -976,22 +970,26 @@ void CollectBacklogged(struct efq_group *g, std::vector<struct efq_queue *> &out
 	}
 }
 
+// The backlogged queues under @g (the one in service included).
+void CollectBacklogged(struct efq_group *g, std::vector<struct efq_queue *> &out)
+{
+	ForEachBacklogged(&g->sched_data, [&](struct efq_entity *e) {
+		if (e->my_sd)
+			CollectBacklogged(container_of(e, struct efq_group, entity), out);
+		else
+			out.push_back(container_of(e, struct efq_queue, entity));
+	});
+}
+
 // The backlogged children of @sd: how many, and their weights' sum.
 void Siblings(struct efq_sched_data *sd, unsigned int *n, uint64_t *weights)
 {
 	*n = 0;
 	*weights = 0;
-	for (int c = 0; c < EFQ_NR_CLASSES; c++) {
-		struct efq_service_tree *st = &sd->service_tree[c];
-		for (struct rb_node *rn = rb_first(&st->active.rb_root); rn; rn = rb_next(rn)) {
-			(*n)++;
-			*weights += rb_entry(rn, struct efq_entity, rb_node)->weight;
-		}
-		if (st->active_entity) {
-			(*n)++;
-			*weights += st->active_entity->weight;
-		}
-	}
+	ForEachBacklogged(sd, [&](struct efq_entity *e) {
+		(*n)++;
+		*weights += e->weight;
+	});
 }
 
 void Runner::Issue(Raw &r)
@@ -1204,10 +1202,9 @@ void Runner::Checkpoint()
 	// the scheduler's own idle window (cfq's slice_idle, as's
 	// antic_expire), read before the lock: a sysfs show takes it
 	int64_t slice_idle = 0;
-	if (bound_applies_)
-		for (const auto &[name, value] : m_.tunables())
-			if (name == "slice_idle" || name == "antic_expire")
-				slice_idle = std::max<int64_t>(slice_idle, std::stoll(value) * kMs);
+	for (const auto &[name, value] : m_.tunables())
+		if (name == "slice_idle" || name == "antic_expire")
+			slice_idle = std::max<int64_t>(slice_idle, std::stoll(value) * kMs);
 	spin_lock_irq(&efqd->lock);
 	// the checker's own test: a count off by one must be seen
 	const bool corrupt = g_corrupt_tree;
@@ -1215,7 +1212,7 @@ void Runner::Checkpoint()
 	std::string e = efqcheck::TreeWalk(efqd).Check();
 	efqd->busy_queues -= corrupt;
 	g_corrupt_tree = false;
-	if (e.empty() && bound_applies_)
+	if (e.empty())
 		CheckService(efqd, slice_idle);
 	spin_unlock_irq(&efqd->lock);
 	if (!e.empty())
@@ -1318,7 +1315,6 @@ std::string Runner::Run(Result *res)
 {
 	start_ = m_.now();
 	sched_ = c_.scheduler;
-	bound_applies_ = true;
 	m_.on_issue = [this](struct request *rq) {
 		auto *q = static_cast<struct efq_queue *>(rq->elv.priv[0]);
 		if (!EfqScheduler(sched_) || !q)
