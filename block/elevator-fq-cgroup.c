@@ -76,10 +76,10 @@ EXPORT_SYMBOL_GPL(efq_group_free);
 
 /**
  * struct efq_dev_rule - a per-device weight and class of one cgroup
- * @node: link in efq_cgroup.rules
+ * @node: link in efq_cgroup.rules or efq_cgroup.io_rules
  * @dev: whole-disk device number
- * @weight: weight on that device
- * @ioprio_class: class on that device
+ * @weight: weight on that device (in io.weight's units in io_rules)
+ * @ioprio_class: class on that device (unused in io_rules)
  */
 struct efq_dev_rule {
 	struct list_head node;
@@ -92,16 +92,27 @@ struct efq_dev_rule {
  * struct efq_cgroup - efq settings of one cgroup
  * @cpd: blkcg policy data
  * @lock: protects the fields below
- * @weight: default weight on every device
+ * @weight: default weight on every device, as written to io.efq.weight or
+ *	blkio.weight; 0 while never written (or handed back to io.weight)
+ * @io_weight: the io.weight default efq follows (io.efq.io_weight), in
+ *	io.weight's units
  * @ioprio_class: default class on every device
- * @rules: per-device overrides, newest first
+ * @rules: per-device weights and classes written to efq's own files,
+ *	newest first
+ * @io_rules: per-device io.weight lines efq follows, in io.weight's units
+ *
+ * The weight of the cgroup's group on a device is the first of: its rule,
+ * @weight, its io_rule, @io_weight.  What an administrator writes to efq's
+ * files wins over what efq follows of io.weight.
  */
 struct efq_cgroup {
 	struct blkcg_policy_data cpd;
 	spinlock_t lock;	/* settings vs. group creation (pd_init) */
 	unsigned int weight;
+	unsigned int io_weight;
 	unsigned short ioprio_class;
 	struct list_head rules;
+	struct list_head io_rules;
 };
 
 static struct blkcg_policy efq_blkcg_policy;
@@ -274,15 +285,24 @@ EXPORT_SYMBOL_GPL(efq_group_path);
 
 /* --- settings ----------------------------------------------------------- */
 
-static struct efq_dev_rule *efq_find_rule(struct efq_cgroup *ecg, dev_t dev)
+/* The rule of @dev in @list (ecg->rules or ecg->io_rules), or NULL. */
+static struct efq_dev_rule *efq_find_rule(struct efq_cgroup *ecg,
+					  struct list_head *list, dev_t dev)
 {
 	struct efq_dev_rule *rule;
 
 	lockdep_assert_held(&ecg->lock);
-	list_for_each_entry(rule, &ecg->rules, node)
+	list_for_each_entry(rule, list, node)
 		if (rule->dev == dev)
 			return rule;
 	return NULL;
+}
+
+/* The default weight of @ecg's groups, its io_rules aside. */
+static unsigned int efq_default_weight(struct efq_cgroup *ecg)
+{
+	lockdep_assert_held(&ecg->lock);
+	return ecg->weight ?: ecg->io_weight * EFQ_IO_WEIGHT_SCALE;
 }
 
 /* The weight and class a group of @ecg gets on device @dev. */
@@ -293,9 +313,17 @@ static void efq_effective(struct efq_cgroup *ecg, dev_t dev,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ecg->lock, flags);
-	rule = efq_find_rule(ecg, dev);
-	*weight = rule ? rule->weight : ecg->weight;
+	rule = efq_find_rule(ecg, &ecg->rules, dev);
 	*ioclass = rule ? rule->ioprio_class : ecg->ioprio_class;
+	if (rule) {
+		*weight = rule->weight;
+	} else if (ecg->weight) {
+		*weight = ecg->weight;
+	} else {
+		rule = efq_find_rule(ecg, &ecg->io_rules, dev);
+		*weight = rule ? rule->weight * EFQ_IO_WEIGHT_SCALE :
+			  efq_default_weight(ecg);
+	}
 	spin_unlock_irqrestore(&ecg->lock, flags);
 }
 
@@ -334,14 +362,25 @@ static void efq_apply(struct blkcg *blkcg, struct efq_cgroup *ecg, dev_t dev)
 	spin_unlock_irq(&blkcg->lock);
 }
 
-/* Is @weight in range?  Says why not (ratelimited: writers may be delegated). */
+/*
+ * Is @weight in @min..@max, the range of @file?  Says why not
+ * (ratelimited: writers may be delegated).
+ */
+static bool efq_weight_in(const char *file, unsigned int weight,
+			  unsigned int min, unsigned int max)
+{
+	if (weight >= min && weight <= max)
+		return true;
+	pr_warn_ratelimited("efq: %s: weight %u out of range %u..%u\n", file,
+			    weight, min, max);
+	return false;
+}
+
+/* Is @weight in V10's range, that of io.efq.weight and io.efq.policy? */
 static bool efq_valid_weight(unsigned int weight)
 {
-	if (weight >= EFQ_WEIGHT_MIN && weight <= EFQ_WEIGHT_MAX)
-		return true;
-	pr_warn_ratelimited("efq: weight %u out of range %u..%u\n", weight,
-			    EFQ_WEIGHT_MIN, EFQ_WEIGHT_MAX);
-	return false;
+	return efq_weight_in("io.efq.weight", weight, EFQ_V10_WEIGHT_MIN,
+			     EFQ_V10_WEIGHT_MAX);
 }
 
 /* Is @ioclass a class a group may have?  Says why not. */
@@ -354,30 +393,45 @@ static bool efq_valid_class(unsigned int ioclass)
 	return false;
 }
 
+/*
+ * Set the cgroup's written default weight (@weight in efq's units), or with
+ * @weight 0 forget it: the default follows io.weight again.  With @follow,
+ * set the io.weight default efq follows instead (@weight in io.weight's
+ * units).  Ranges are the caller's to check.
+ */
+static int efq_store_weight(struct blkcg *blkcg, unsigned int weight,
+			    bool follow)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
+
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
+	if (follow)
+		ecg->io_weight = weight;
+	else
+		ecg->weight = weight;
+	spin_unlock_irq(&ecg->lock);
+	efq_apply(blkcg, ecg, 0);
+	return 0;
+}
+
 /**
  * efq_cgroup_set_weight() - set a cgroup's default weight
  * @blkcg: the cgroup
- * @weight: EFQ_WEIGHT_MIN .. EFQ_WEIGHT_MAX
+ * @weight: EFQ_V10_WEIGHT_MIN .. EFQ_V10_WEIGHT_MAX, as io.efq.weight takes
  *
  * Applies to the cgroup's groups on every device without a rule of its
- * own, from their next (re)queue.
+ * own, from their next (re)queue, whatever io.weight says.
  *
  * Return: 0, -EINVAL for a weight out of range, -ENODEV if efq is not
  * registered.
  */
 int efq_cgroup_set_weight(struct blkcg *blkcg, unsigned int weight)
 {
-	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
-
 	if (!efq_valid_weight(weight))
 		return -EINVAL;
-	if (!ecg)
-		return -ENODEV;
-	spin_lock_irq(&ecg->lock);
-	ecg->weight = weight;
-	spin_unlock_irq(&ecg->lock);
-	efq_apply(blkcg, ecg, 0);
-	return 0;
+	return efq_store_weight(blkcg, weight, false);
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_set_weight);
 
@@ -431,16 +485,19 @@ static bool efq_disk_exists(dev_t dev)
 }
 
 /*
- * Set, or with @weight 0 remove, the rule of @blkcg for disk @dev.  With
- * @ioclass IOPRIO_CLASS_NONE a rule keeps its class, and a new one takes
- * the cgroup's, as read under the same hold of the lock as the update.
+ * Set, or with @weight 0 remove, the rule of @blkcg for disk @dev: one of
+ * its own rules, or with @follow one of the io.weight lines it follows
+ * (@weight in io.weight's units, no class).  With @ioclass
+ * IOPRIO_CLASS_NONE a rule keeps its class, and a new one takes the
+ * cgroup's, as read under the same hold of the lock as the update.
  * Removing needs no disk: the rules of a disk that went away can go too.
  */
-static int efq_update_rule(struct blkcg *blkcg, dev_t dev, unsigned int weight,
-			   unsigned short ioclass)
+static int efq_update_rule(struct blkcg *blkcg, bool follow, dev_t dev,
+			   unsigned int weight, unsigned short ioclass)
 {
 	struct efq_cgroup *ecg = blkcg_to_ecg(blkcg);
 	struct efq_dev_rule *rule, *new = NULL;
+	struct list_head *list;
 
 	if (!ecg)
 		return -ENODEV;
@@ -456,7 +513,8 @@ static int efq_update_rule(struct blkcg *blkcg, dev_t dev, unsigned int weight,
 	}
 
 	spin_lock_irq(&ecg->lock);
-	rule = efq_find_rule(ecg, dev);
+	list = follow ? &ecg->io_rules : &ecg->rules;
+	rule = efq_find_rule(ecg, list, dev);
 	if (!weight) {
 		if (rule)
 			list_del(&rule->node);
@@ -470,7 +528,7 @@ static int efq_update_rule(struct blkcg *blkcg, dev_t dev, unsigned int weight,
 		new->weight = weight;
 		new->ioprio_class = ioclass != IOPRIO_CLASS_NONE ?
 				    ioclass : ecg->ioprio_class;
-		list_add(&new->node, &ecg->rules);
+		list_add(&new->node, list);
 		new = NULL;
 	}
 	spin_unlock_irq(&ecg->lock);
@@ -484,7 +542,7 @@ static int efq_update_rule(struct blkcg *blkcg, dev_t dev, unsigned int weight,
  * efq_cgroup_set_dev_policy() - set or remove a per-device rule
  * @blkcg: the cgroup
  * @dev: a whole disk; to remove a rule, any number
- * @weight: EFQ_WEIGHT_MIN .. EFQ_WEIGHT_MAX, or 0 to remove the rule
+ * @weight: EFQ_V10_WEIGHT_MIN .. EFQ_V10_WEIGHT_MAX, or 0 to remove the rule
  * @ioclass: 1 (RT), 2 (BE) or 3 (IDLE); required even to remove
  *
  * Return: 0, -EINVAL for a bad weight or class, -ENODEV if @dev is not a
@@ -495,7 +553,7 @@ int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
 {
 	if ((weight && !efq_valid_weight(weight)) || !efq_valid_class(ioclass))
 		return -EINVAL;
-	return efq_update_rule(blkcg, dev, weight, ioclass);
+	return efq_update_rule(blkcg, false, dev, weight, ioclass);
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_set_dev_policy);
 
@@ -559,55 +617,178 @@ int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf)
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_write_policy);
 
+/*
+ * Parse a line of cgroup v2's weight grammar: "N" or "default N" (the
+ * cgroup's default: *@per_dev false), "MAJ:MIN N" or "MAJ:MIN default"
+ * (*@per_dev true, the disk in *@dev).  A value that is not a number is
+ * left to the caller: *@word points to it, and *@weight is 0.
+ *
+ * Return: 0, or -EINVAL for a line of another shape.
+ */
+static int efq_parse_weight_line(char *buf, bool *per_dev, dev_t *dev,
+				 unsigned int *weight, const char **word)
+{
+	char *tok[2];
+	int n;
+
+	*per_dev = false;
+	*dev = 0;
+	*weight = 0;
+	*word = NULL;
+	n = efq_tokenize(buf, tok, 2);
+	if (n == 1)
+		return kstrtouint(tok[0], 10, weight) ? -EINVAL : 0;
+	if (n != 2)
+		return -EINVAL;
+	if (strcmp(tok[0], "default")) {
+		if (efq_parse_dev(tok[0], dev))
+			return -EINVAL;
+		*per_dev = true;
+	}
+	if (kstrtouint(tok[1], 10, weight)) {
+		*weight = 0;
+		*word = tok[1];
+	}
+	return 0;
+}
+
 /**
  * efq_cgroup_write_weight() - parse an io.efq.weight write
  * @blkcg: the cgroup
- * @buf: "N" or "default N" (the cgroup's weight), "MAJ:MIN N" (a rule for
- *	one disk, keeping the rule's class or the cgroup's) or
- *	"MAJ:MIN default" (remove the disk's rule)
+ * @buf: "N" or "default N" (the cgroup's weight), "default io.weight"
+ *	(forget it: follow io.weight again), "MAJ:MIN N" (a rule for one
+ *	disk, keeping the rule's class or the cgroup's) or "MAJ:MIN default"
+ *	(remove the disk's rule); N in V10's range 100..1000
  *
  * Return: 0 or a negative errno; a malformed line is -EINVAL.
  */
 int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf)
 {
 	unsigned int weight;
-	char *tok[2];
+	const char *word;
+	bool per_dev;
 	dev_t dev;
-	int n;
 
-	n = efq_tokenize(buf, tok, 2);
-	if (n == 1 && !kstrtouint(tok[0], 10, &weight))
-		return efq_cgroup_set_weight(blkcg, weight);
-	if (n != 2)
+	if (efq_parse_weight_line(buf, &per_dev, &dev, &weight, &word))
 		goto bad;
-	if (!strcmp(tok[0], "default")) {
-		if (kstrtouint(tok[1], 10, &weight))
+	if (!per_dev) {
+		if (word && !strcmp(word, "io.weight"))
+			return efq_store_weight(blkcg, 0, false);
+		if (word)
 			goto bad;
 		return efq_cgroup_set_weight(blkcg, weight);
 	}
-	if (efq_parse_dev(tok[0], &dev))
+	if (word && strcmp(word, "default"))
 		goto bad;
-	if (!strcmp(tok[1], "default"))
-		weight = 0;
-	else if (kstrtouint(tok[1], 10, &weight) || !weight)
-		goto bad;
-	if (weight && !efq_valid_weight(weight))
+	if (!word && !efq_valid_weight(weight))
 		return -EINVAL;
-	return efq_update_rule(blkcg, dev, weight, IOPRIO_CLASS_NONE);
+	return efq_update_rule(blkcg, false, dev, weight, IOPRIO_CLASS_NONE);
 bad:
-	pr_warn_ratelimited("efq: weight must be \"N\", \"default N\", \"MAJ:MIN N\" or \"MAJ:MIN default\"\n");
+	pr_warn_ratelimited("efq: io.efq.weight takes \"N\", \"default N\", \"default io.weight\", \"MAJ:MIN N\" or \"MAJ:MIN default\"\n");
 	return -EINVAL;
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_write_weight);
+
+/**
+ * efq_cgroup_write_io_weight() - parse an io.efq.io_weight write
+ * @blkcg: the cgroup
+ * @buf: a line of io.weight's grammar: "W" or "default W" (the default),
+ *	"MAJ:MIN W" (one disk) or "MAJ:MIN default" (forget the disk's
+ *	line); W in 1..10000
+ *
+ * What efq follows of the cgroup's io.weight (efq-weightd copies it here;
+ * a kernel without iocost has this file as io.weight itself).  Applied as
+ * EFQ_IO_WEIGHT_SCALE times W wherever the administrator wrote no weight
+ * of efq's own.
+ *
+ * Return: 0 or a negative errno; a malformed line is -EINVAL.
+ */
+int efq_cgroup_write_io_weight(struct blkcg *blkcg, char *buf)
+{
+	unsigned int weight;
+	const char *word;
+	bool per_dev;
+	dev_t dev;
+
+	if (efq_parse_weight_line(buf, &per_dev, &dev, &weight, &word) ||
+	    (word && (!per_dev || strcmp(word, "default"))))
+		goto bad;
+	if (!word && !efq_weight_in("io.efq.io_weight", weight,
+				    EFQ_IO_WEIGHT_MIN, EFQ_IO_WEIGHT_MAX))
+		return -EINVAL;
+	if (!per_dev)
+		return efq_store_weight(blkcg, weight, true);
+	return efq_update_rule(blkcg, true, dev, weight, IOPRIO_CLASS_NONE);
+bad:
+	pr_warn_ratelimited("efq: io.efq.io_weight takes \"W\", \"default W\", \"MAJ:MIN W\" or \"MAJ:MIN default\"\n");
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_write_io_weight);
+
+/**
+ * efq_cgroup_write_blkio_weight() - parse a blkio.weight write (cgroup v1)
+ * @blkcg: the cgroup
+ * @buf: "N", N in CFQ's range 10..1000, in efq's units
+ *
+ * Return: 0 or a negative errno; a malformed line is -EINVAL.
+ */
+int efq_cgroup_write_blkio_weight(struct blkcg *blkcg, char *buf)
+{
+	unsigned int weight;
+	char *tok[1];
+
+	if (efq_tokenize(buf, tok, 1) != 1 || kstrtouint(tok[0], 10, &weight)) {
+		pr_warn_ratelimited("efq: blkio.weight takes a number\n");
+		return -EINVAL;
+	}
+	if (!efq_weight_in("blkio.weight", weight, EFQ_BLKIO_WEIGHT_MIN,
+			   EFQ_BLKIO_WEIGHT_MAX))
+		return -EINVAL;
+	return efq_store_weight(blkcg, weight, false);
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_write_blkio_weight);
+
+/**
+ * efq_cgroup_write_blkio_weight_device() - parse a blkio.weight_device write
+ * @blkcg: the cgroup
+ * @buf: "MAJ:MIN N" (N in 10..1000; the rule keeps its class or takes the
+ *	cgroup's) or "MAJ:MIN 0" (remove the disk's rule)
+ *
+ * Return: 0 or a negative errno; a malformed line is -EINVAL.
+ */
+int efq_cgroup_write_blkio_weight_device(struct blkcg *blkcg, char *buf)
+{
+	unsigned int weight;
+	char *tok[2];
+	dev_t dev;
+
+	if (efq_tokenize(buf, tok, 2) != 2 || efq_parse_dev(tok[0], &dev) ||
+	    kstrtouint(tok[1], 10, &weight)) {
+		pr_warn_ratelimited("efq: blkio.weight_device takes \"MAJ:MIN N\" (N 0 removes)\n");
+		return -EINVAL;
+	}
+	if (weight && !efq_weight_in("blkio.weight_device", weight,
+				     EFQ_BLKIO_WEIGHT_MIN,
+				     EFQ_BLKIO_WEIGHT_MAX))
+		return -EINVAL;
+	return efq_update_rule(blkcg, false, dev, weight, IOPRIO_CLASS_NONE);
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_write_blkio_weight_device);
 
 /* --- cgroup files ------------------------------------------------------- */
 
 /*
  * The cgroup v2 files, all named io.efq.*: "efq." keeps them clear of the
  * files other io policies own (io.weight is iocost's, io.bfq.* bfq's); a
- * clash would not fail registration but break cgroup creation.
+ * clash would not fail registration but break cgroup creation.  The
+ * cgroup v1 files (blkio.*) take the names CFQ had, free since 5.0.
  */
 
+/*
+ * io.efq.weight shows the weights in force: the default, then each disk
+ * with a weight of its own, written (its rule) or followed (an io.weight
+ * line, unless a written default overrides it).
+ */
 static int efq_weight_show(struct seq_file *sf, void *v)
 {
 	struct efq_cgroup *ecg = blkcg_to_ecg(css_to_blkcg(seq_css(sf)));
@@ -616,7 +797,88 @@ static int efq_weight_show(struct seq_file *sf, void *v)
 	if (!ecg)
 		return -ENODEV;
 	spin_lock_irq(&ecg->lock);
-	seq_printf(sf, "default %u\n", ecg->weight);
+	seq_printf(sf, "default %u\n", efq_default_weight(ecg));
+	list_for_each_entry(rule, &ecg->rules, node)
+		seq_printf(sf, "%u:%u %u\n", MAJOR(rule->dev), MINOR(rule->dev),
+			   rule->weight);
+	list_for_each_entry(rule, &ecg->io_rules, node)
+		if (!ecg->weight && !efq_find_rule(ecg, &ecg->rules, rule->dev))
+			seq_printf(sf, "%u:%u %u\n", MAJOR(rule->dev),
+				   MINOR(rule->dev),
+				   rule->weight * EFQ_IO_WEIGHT_SCALE);
+	spin_unlock_irq(&ecg->lock);
+	return 0;
+}
+
+/* Run @parse on a written line; the write's return value. */
+static ssize_t efq_write_line(struct kernfs_open_file *of, char *buf,
+			      size_t nbytes,
+			      int (*parse)(struct blkcg *blkcg, char *buf))
+{
+	int ret = parse(css_to_blkcg(of_css(of)), strstrip(buf));
+
+	return ret ?: nbytes;
+}
+
+static ssize_t efq_weight_write(struct kernfs_open_file *of, char *buf,
+				size_t nbytes, loff_t off)
+{
+	return efq_write_line(of, buf, nbytes, efq_cgroup_write_weight);
+}
+
+/* io.efq.io_weight: what efq follows of io.weight, in its units. */
+static int efq_io_weight_show(struct seq_file *sf, void *v)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(css_to_blkcg(seq_css(sf)));
+	struct efq_dev_rule *rule;
+
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
+	seq_printf(sf, "default %u\n", ecg->io_weight);
+	list_for_each_entry(rule, &ecg->io_rules, node)
+		seq_printf(sf, "%u:%u %u\n", MAJOR(rule->dev), MINOR(rule->dev),
+			   rule->weight);
+	spin_unlock_irq(&ecg->lock);
+	return 0;
+}
+
+static ssize_t efq_io_weight_write(struct kernfs_open_file *of, char *buf,
+				   size_t nbytes, loff_t off)
+{
+	return efq_write_line(of, buf, nbytes, efq_cgroup_write_io_weight);
+}
+
+/* blkio.weight: the default weight in force, as a bare number. */
+static u64 efq_blkio_weight_read(struct cgroup_subsys_state *css,
+				 struct cftype *cft)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(css_to_blkcg(css));
+	unsigned int weight;
+
+	if (!ecg)
+		return 0;
+	spin_lock_irq(&ecg->lock);
+	weight = efq_default_weight(ecg);
+	spin_unlock_irq(&ecg->lock);
+	return weight;
+}
+
+static ssize_t efq_blkio_weight_write(struct kernfs_open_file *of, char *buf,
+				      size_t nbytes, loff_t off)
+{
+	return efq_write_line(of, buf, nbytes, efq_cgroup_write_blkio_weight);
+}
+
+/* blkio.weight_device: the cgroup's per-disk weights, "MAJ:MIN N". */
+static int efq_blkio_weight_device_show(struct seq_file *sf, void *v)
+{
+	struct efq_cgroup *ecg = blkcg_to_ecg(css_to_blkcg(seq_css(sf)));
+	struct efq_dev_rule *rule;
+
+	if (!ecg)
+		return -ENODEV;
+	spin_lock_irq(&ecg->lock);
 	list_for_each_entry(rule, &ecg->rules, node)
 		seq_printf(sf, "%u:%u %u\n", MAJOR(rule->dev), MINOR(rule->dev),
 			   rule->weight);
@@ -624,13 +886,12 @@ static int efq_weight_show(struct seq_file *sf, void *v)
 	return 0;
 }
 
-static ssize_t efq_weight_write(struct kernfs_open_file *of, char *buf,
-				size_t nbytes, loff_t off)
+static ssize_t efq_blkio_weight_device_write(struct kernfs_open_file *of,
+					     char *buf, size_t nbytes,
+					     loff_t off)
 {
-	int ret = efq_cgroup_write_weight(css_to_blkcg(of_css(of)),
-					  strstrip(buf));
-
-	return ret ?: nbytes;
+	return efq_write_line(of, buf, nbytes,
+			      efq_cgroup_write_blkio_weight_device);
 }
 
 static u64 efq_class_read(struct cgroup_subsys_state *css, struct cftype *cft)
@@ -687,10 +948,7 @@ static int efq_policy_show(struct seq_file *sf, void *v)
 static ssize_t efq_policy_write(struct kernfs_open_file *of, char *buf,
 				size_t nbytes, loff_t off)
 {
-	int ret = efq_cgroup_write_policy(css_to_blkcg(of_css(of)),
-					  strstrip(buf));
-
-	return ret ?: nbytes;
+	return efq_write_line(of, buf, nbytes, efq_cgroup_write_policy);
 }
 
 /* What a statistics file shows (cftype.private). */
@@ -764,6 +1022,34 @@ static void efq_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
 		   efq_stat_value(iog, EFQ_STAT_SECTORS));
 }
 
+/*
+ * The files both hierarchies have, each under its own name: io.efq.* on
+ * cgroup v2, blkio.* on v1.
+ */
+#define EFQ_CLASS_FILE(fname)						\
+	{								\
+		.name = fname,						\
+		.flags = CFTYPE_NOT_ON_ROOT,				\
+		.read_u64 = efq_class_read,				\
+		.write = efq_class_write,				\
+	}
+
+#define EFQ_POLICY_FILE(fname)						\
+	{								\
+		.name = fname,						\
+		.flags = CFTYPE_NOT_ON_ROOT,				\
+		.max_write_len = 256,					\
+		.seq_show = efq_policy_show,				\
+		.write = efq_policy_write,				\
+	}
+
+#define EFQ_STAT_FILE(fname, which)					\
+	{								\
+		.name = fname,						\
+		.private = which,					\
+		.seq_show = efq_stat_show,				\
+	}
+
 static struct cftype efq_files[] = {
 	{
 		.name = "efq.weight",
@@ -772,39 +1058,55 @@ static struct cftype efq_files[] = {
 		.write = efq_weight_write,
 	},
 	{
-		.name = "efq.ioprio_class",
+		.name = "efq.io_weight",
 		.flags = CFTYPE_NOT_ON_ROOT,
-		.read_u64 = efq_class_read,
-		.write = efq_class_write,
+		.seq_show = efq_io_weight_show,
+		.write = efq_io_weight_write,
 	},
+#if !IS_ENABLED(CONFIG_BLK_CGROUP_IOCOST)
+	/*
+	 * With no iocost, io.weight is free: efq takes it, as CFQ did, and
+	 * it is io.efq.io_weight under cgroup v2's own name.
+	 */
 	{
-		.name = "efq.policy",
+		.name = "weight",
 		.flags = CFTYPE_NOT_ON_ROOT,
-		.max_write_len = 256,
-		.seq_show = efq_policy_show,
-		.write = efq_policy_write,
+		.seq_show = efq_io_weight_show,
+		.write = efq_io_weight_write,
 	},
-	{
-		.name = "efq.disk_time",
-		.private = EFQ_STAT_TIME,
-		.seq_show = efq_stat_show,
-	},
-	{
-		.name = "efq.disk_sectors",
-		.private = EFQ_STAT_SECTORS,
-		.seq_show = efq_stat_show,
-	},
+#endif
+	EFQ_CLASS_FILE("efq.ioprio_class"),
+	EFQ_POLICY_FILE("efq.policy"),
+	EFQ_STAT_FILE("efq.disk_time", EFQ_STAT_TIME),
+	EFQ_STAT_FILE("efq.disk_sectors", EFQ_STAT_SECTORS),
 #ifdef CONFIG_DEBUG_GROUP_IOSCHED
+	EFQ_STAT_FILE("efq.disk_queue", EFQ_STAT_QUEUE),
+	EFQ_STAT_FILE("efq.disk_dequeue", EFQ_STAT_DEQUEUE),
+#endif
+	{ }	/* terminate */
+};
+
+/* cgroup v1: CFQ's weight files, V10's others, all under blkio.* */
+static struct cftype efq_legacy_files[] = {
 	{
-		.name = "efq.disk_queue",
-		.private = EFQ_STAT_QUEUE,
-		.seq_show = efq_stat_show,
+		.name = "weight",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.read_u64 = efq_blkio_weight_read,
+		.write = efq_blkio_weight_write,
 	},
 	{
-		.name = "efq.disk_dequeue",
-		.private = EFQ_STAT_DEQUEUE,
-		.seq_show = efq_stat_show,
+		.name = "weight_device",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = efq_blkio_weight_device_show,
+		.write = efq_blkio_weight_device_write,
 	},
+	EFQ_CLASS_FILE("ioprio_class"),
+	EFQ_POLICY_FILE("policy"),
+	EFQ_STAT_FILE("disk_time", EFQ_STAT_TIME),
+	EFQ_STAT_FILE("disk_sectors", EFQ_STAT_SECTORS),
+#ifdef CONFIG_DEBUG_GROUP_IOSCHED
+	EFQ_STAT_FILE("disk_queue", EFQ_STAT_QUEUE),
+	EFQ_STAT_FILE("disk_dequeue", EFQ_STAT_DEQUEUE),
 #endif
 	{ }	/* terminate */
 };
@@ -823,7 +1125,8 @@ static struct blkcg_policy_data *efq_cpd_alloc(gfp_t gfp)
 		return NULL;
 	spin_lock_init(&ecg->lock);
 	INIT_LIST_HEAD(&ecg->rules);
-	ecg->weight = EFQ_WEIGHT_DEFAULT;
+	INIT_LIST_HEAD(&ecg->io_rules);
+	ecg->io_weight = EFQ_IO_WEIGHT_DEFAULT;
 	ecg->ioprio_class = IOPRIO_CLASS_BE;
 	return &ecg->cpd;
 }
@@ -834,6 +1137,8 @@ static void efq_cpd_free(struct blkcg_policy_data *cpd)
 	struct efq_dev_rule *rule, *next;
 
 	list_for_each_entry_safe(rule, next, &ecg->rules, node)
+		kfree(rule);
+	list_for_each_entry_safe(rule, next, &ecg->io_rules, node)
 		kfree(rule);
 	kfree(ecg);
 }
@@ -914,6 +1219,7 @@ static void efq_pd_free(struct blkg_policy_data *pd)
 
 static struct blkcg_policy efq_blkcg_policy = {
 	.dfl_cftypes	= efq_files,
+	.legacy_cftypes	= efq_legacy_files,
 	.cpd_alloc_fn	= efq_cpd_alloc,
 	.cpd_free_fn	= efq_cpd_free,
 	.pd_alloc_fn	= efq_pd_alloc_fn,

@@ -37,10 +37,32 @@ struct blkcg;
 struct blkcg_gq;
 struct bio;
 
-/* Group weights (io.efq.weight) and the reference weight of all scaling. */
-#define EFQ_WEIGHT_MIN		100
-#define EFQ_WEIGHT_MAX		1000
+/*
+ * Weights.  The engine's range, wide enough that every file below maps
+ * onto it with ratios kept exactly; EFQ_WEIGHT_DEFAULT is the reference
+ * weight of all scaling.
+ */
+#define EFQ_WEIGHT_MIN		5
+#define EFQ_WEIGHT_MAX		50000
 #define EFQ_WEIGHT_DEFAULT	500
+
+/* io.efq.weight and io.efq.policy: V10's range, taken as it is. */
+#define EFQ_V10_WEIGHT_MIN	100
+#define EFQ_V10_WEIGHT_MAX	1000
+
+/* blkio.weight and blkio.weight_device (cgroup v1): CFQ's range. */
+#define EFQ_BLKIO_WEIGHT_MIN	10
+#define EFQ_BLKIO_WEIGHT_MAX	1000
+
+/*
+ * io.weight (cgroup v2's convention, followed through io.efq.io_weight):
+ * 1..10000, default 100; efq applies EFQ_IO_WEIGHT_SCALE times the value,
+ * so io.weight's default is efq's.
+ */
+#define EFQ_IO_WEIGHT_MIN	1
+#define EFQ_IO_WEIGHT_MAX	10000
+#define EFQ_IO_WEIGHT_DEFAULT	100
+#define EFQ_IO_WEIGHT_SCALE	(EFQ_WEIGHT_DEFAULT / EFQ_IO_WEIGHT_DEFAULT)
 
 /* Fixed-point shift applied to nanoseconds of service before weighting. */
 #define EFQ_SERVICE_SHIFT	8
@@ -858,6 +880,9 @@ int efq_cgroup_set_ioprio_class(struct blkcg *blkcg, unsigned int ioclass);
 int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
 			      unsigned int weight, unsigned int ioclass);
 int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf);
+int efq_cgroup_write_io_weight(struct blkcg *blkcg, char *buf);
+int efq_cgroup_write_blkio_weight(struct blkcg *blkcg, char *buf);
+int efq_cgroup_write_blkio_weight_device(struct blkcg *blkcg, char *buf);
 int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf);
 int efq_cgroup_init(void);
 void efq_cgroup_exit(void);

@@ -69,10 +69,22 @@ gendisk *find_disk(dev_t dev)
 }
 
 // Files other controllers own on Debian's 6.1 (a policy cftype with one of
-// these names would break cgroup creation there).
-const char *const g_foreign_files[] = {"io.stat",	"io.weight",   "io.cost.qos",
-				       "io.cost.model", "io.latency",  "io.max",
-				       "io.prio.class", "io.pressure", nullptr};
+// these names would break cgroup creation there): io.weight is iocost's
+// (CONFIG_BLK_CGROUP_IOCOST=y), the bfq names bfq.ko's, blkio.reset_stats
+// the v1 core's.
+const char *const g_foreign_files[] = {"io.stat",
+				       "io.weight",
+				       "io.cost.qos",
+				       "io.cost.model",
+				       "io.latency",
+				       "io.max",
+				       "io.prio.class",
+				       "io.pressure",
+				       "io.bfq.weight",
+				       "blkio.bfq.weight",
+				       "blkio.bfq.weight_device",
+				       "blkio.reset_stats",
+				       nullptr};
 
 void ensure_root()
 {

@@ -157,4 +157,94 @@ TEST_F(WeightsPolicy, DevicePolicyOverridesTheWeightUntilDeleted)
 	EXPECT_NEAR(without, 0.4, 0.08);
 }
 
+// What tools write reaches the engine with ratios kept: io.weight values
+// (followed through io.efq.io_weight, as efq-weightd copies them) of 4:1
+// at both ends of io.weight's range 1..10000 and in the middle; CFQ's
+// cgroup v1 blkio.weight 1000:250 is the same 4:1.  The measure is the
+// device's busy time per cgroup over 6 s (1 ms per request, one at a
+// time): some 60 slices of 100 ms, so a ratio is as exact as the last
+// slice allows.
+class ToolWeights : public SchedTest {
+protected:
+	double Ratio(const char *file, const char *wa, const char *wb)
+	{
+		Config cfg;
+		cfg.scheduler = "cfq";
+		Make(cfg, 1, kMs);
+		TaskId ta = Task(Spec("a-reader", "a")), tb = Task(Spec("b-reader", "b"));
+		struct blkcg *a = sim_blkcg_find(nullptr, "a"), *b = sim_blkcg_find(nullptr, "b");
+		EXPECT_NE(a, nullptr);
+		EXPECT_NE(b, nullptr);
+		if (!a || !b)
+			return 0;
+		EXPECT_EQ(CgWrite(a, file, wa), 0) << file << " " << wa;
+		EXPECT_EQ(CgWrite(b, file, wb), 0) << file << " " << wb;
+		const int64_t end = m_->now() + 6000 * kMs;
+		Loop(ta, 1, 65536, 1 * kGiB, end);
+		Loop(tb, 1, 65536, 2 * kGiB, end);
+		m_->run_until(end);
+		auto g = Groups();
+		double r = g["/a"].device_busy_ms / g["/b"].device_busy_ms;
+		printf("tool weights: %s %s : %s -> engine %u : %u, busy %.3f\n", file, wa, wb,
+		       g["/a"].weight, g["/b"].weight, r);
+		return r;
+	}
+};
+
+TEST_F(ToolWeights, IoWeight800To200IsFourToOne)
+{
+	EXPECT_NEAR(Ratio("io.efq.io_weight", "default 800", "default 200"), 4.0, 0.3);
+	EXPECT_EQ(Groups()["/a"].weight, 4000u);
+}
+
+TEST_F(ToolWeights, IoWeightAtTheBottomOfItsRangeKeepsTheRatio)
+{
+	EXPECT_NEAR(Ratio("io.efq.io_weight", "4", "1"), 4.0, 0.3);
+	EXPECT_EQ(Groups()["/b"].weight, 5u);
+}
+
+TEST_F(ToolWeights, IoWeightAtTheTopOfItsRangeKeepsTheRatio)
+{
+	EXPECT_NEAR(Ratio("io.efq.io_weight", "10000", "2500"), 4.0, 0.3);
+	EXPECT_EQ(Groups()["/a"].weight, 50000u);
+}
+
+// runc's --blkio-weight 750 and 250 as it writes them to io.weight
+// (1 + (x - 10) * 9999 / 990): 7475 and 2425.
+TEST_F(ToolWeights, RuncsConvertedWeightsKeepTheirRatio)
+{
+	EXPECT_NEAR(Ratio("io.efq.io_weight", "default 7475", "default 2425"), 7475.0 / 2425, 0.2);
+}
+
+TEST_F(ToolWeights, BlkioWeight1000To250IsFourToOne)
+{
+	EXPECT_NEAR(Ratio("blkio.weight", "1000", "250"), 4.0, 0.3);
+	EXPECT_EQ(Groups()["/b"].weight, 250u);
+}
+
+// An explicit io.efq.weight wins over io.weight: b pinned at 500 stays
+// there though its io.weight says 10000, against a's followed 400 (2000).
+TEST_F(ToolWeights, AWrittenIoEfqWeightWinsOverIoWeight)
+{
+	Config cfg;
+	cfg.scheduler = "cfq";
+	Make(cfg, 1, kMs);
+	TaskId ta = Task(Spec("a-reader", "a")), tb = Task(Spec("b-reader", "b"));
+	struct blkcg *a = sim_blkcg_find(nullptr, "a"), *b = sim_blkcg_find(nullptr, "b");
+	ASSERT_NE(a, nullptr);
+	ASSERT_NE(b, nullptr);
+	ASSERT_EQ(CgWrite(b, "io.efq.weight", "500"), 0);
+	ASSERT_EQ(CgWrite(a, "io.efq.io_weight", "default 400"), 0);
+	ASSERT_EQ(CgWrite(b, "io.efq.io_weight", "default 10000"), 0);
+	const int64_t end = m_->now() + 3000 * kMs;
+	Loop(ta, 1, 65536, 1 * kGiB, end);
+	Loop(tb, 1, 65536, 2 * kGiB, end);
+	m_->run_until(end);
+	auto g = Groups();
+	double r = g["/a"].device_busy_ms / g["/b"].device_busy_ms;
+	printf("tool weights: io.efq.weight 500 over io.weight 10000: a:b busy %.3f\n", r);
+	EXPECT_EQ(g["/b"].weight, 500u);
+	EXPECT_NEAR(r, 4.0, 0.3);
+}
+
 } // namespace

@@ -184,4 +184,128 @@ TEST_F(CgroupFiles, StatisticsOfACgroupWithoutIoAreZero)
 	EXPECT_EQ(Read(b, "io.efq.disk_time"), "");
 }
 
+// --- what efq follows of io.weight, and who wins -------------------------
+
+TEST_F(CgroupFiles, IoWeightFollowsIoWeightsGrammarTimesFive)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 100\n");
+	EXPECT_EQ(W(a, "io.efq.io_weight", "default 800\n"), 0);
+	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 800\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 4000u);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 4000\n");
+	EXPECT_EQ(W(a, "io.efq.io_weight", "1"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 5u);
+	EXPECT_EQ(W(a, "io.efq.io_weight", "10000"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 50000u);
+	// a line per disk, as systemd's IODeviceWeight= writes it
+	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 300"), 0);
+	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 10000\n8:0 300\n");
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 50000\n8:0 1500\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 1500u);
+	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 default"), 0);
+	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 10000\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 50000u);
+}
+
+TEST_F(CgroupFiles, BadIoWeightWritesFailAndChangeNothing)
+{
+	struct blkcg *a = Cgroup("a");
+	for (const char *s : {"0", "10001", "abc", "", "default", "default 0", "default 10001",
+			      "default default", "default io.weight", "8:0", "8:0 0", "8:0 10001",
+			      "8:0 abc", "0:0 100 1", "x:0 100", "-1", "100 200"})
+		EXPECT_EQ(W(a, "io.efq.io_weight", s), -EINVAL) << s;
+	EXPECT_EQ(W(a, "io.efq.io_weight", "9:0 300"), -ENODEV);
+	EXPECT_EQ(W(a, "io.efq.io_weight", "0:0 300"), -ENODEV);
+	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 100\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 500u);
+}
+
+// What the administrator writes to efq's files wins over io.weight, until
+// "default io.weight" hands the default back.
+TEST_F(CgroupFiles, AWrittenWeightWinsUntilHandedBackToIoWeight)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(W(a, "io.efq.weight", "300"), 0);
+	EXPECT_EQ(W(a, "io.efq.io_weight", "default 800"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 300u);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 300\n");
+	// a followed disk line does not beat a written default either
+	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 50"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 300u);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 300\n");
+	// a written disk rule beats everything on its disk
+	EXPECT_EQ(W(a, "io.efq.weight", "8:0 700"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 700u);
+	EXPECT_EQ(W(a, "io.efq.weight", "8:0 default"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 300u);
+	EXPECT_EQ(W(a, "io.efq.weight", "default io.weight"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 250u); // the disk's line, 50
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 4000\n8:0 250\n");
+	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 default"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 4000u);
+	for (const char *s : {"io.weight", "default io", "8:0 io.weight"})
+		EXPECT_EQ(W(a, "io.efq.weight", s), -EINVAL) << s;
+}
+
+// On a kernel with iocost (Debian's, and the shim's) efq never takes
+// io.weight, and no name another policy has.
+TEST_F(CgroupFiles, IoWeightItselfStaysIocosts)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_TRUE(sim_cgroup_file_exists(a, "io.efq.io_weight"));
+	EXPECT_FALSE(sim_cgroup_file_exists(&blkcg_root, "io.efq.io_weight"));
+	EXPECT_FALSE(sim_cgroup_file_exists(a, "io.weight"));
+	EXPECT_FALSE(sim_cgroup_file_exists(a, "io.bfq.weight"));
+}
+
+// --- cgroup v1: CFQ's names under blkio.* -----------------------------------
+
+TEST_F(CgroupFiles, LegacyFilesHaveCfqsAndV10sNames)
+{
+	struct blkcg *a = Cgroup("a");
+	for (const char *f :
+	     {"blkio.weight", "blkio.weight_device", "blkio.ioprio_class", "blkio.policy"}) {
+		EXPECT_TRUE(sim_cgroup_file_exists(a, f)) << f;
+		EXPECT_FALSE(sim_cgroup_file_exists(&blkcg_root, f)) << f;
+	}
+	for (const char *f :
+	     {"blkio.disk_time", "blkio.disk_sectors", "blkio.disk_queue", "blkio.disk_dequeue"}) {
+		EXPECT_TRUE(sim_cgroup_file_exists(a, f)) << f;
+		EXPECT_TRUE(sim_cgroup_file_exists(&blkcg_root, f)) << f;
+	}
+	EXPECT_FALSE(sim_cgroup_file_exists(a, "blkio.io_weight"));
+}
+
+TEST_F(CgroupFiles, BlkioWeightTakesCfqsRangeInEfqsUnits)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(Read(a, "blkio.weight"), "500\n");
+	EXPECT_EQ(W(a, "blkio.weight", "10\n"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 10u);
+	EXPECT_EQ(Read(a, "blkio.weight"), "10\n");
+	EXPECT_EQ(W(a, "blkio.weight", "1000"), 0);
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default 1000\n");
+	for (const char *s : {"9", "1001", "", "abc", "default 500", "8:0 500", "-1", "0x100"})
+		EXPECT_EQ(W(a, "blkio.weight", s), -EINVAL) << s;
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 1000u);
+}
+
+TEST_F(CgroupFiles, BlkioWeightDeviceSetsARuleAndZeroRemovesIt)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(Read(a, "blkio.weight_device"), "");
+	EXPECT_EQ(W(a, "blkio.weight_device", "8:0 20"), 0);
+	EXPECT_EQ(Read(a, "blkio.weight_device"), "8:0 20\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 20u);
+	// the same table as io.efq.policy, the class the cgroup's
+	EXPECT_EQ(Read(a, "blkio.policy"), "dev\tweight\tclass\n8:0\t20\t2\n");
+	for (const char *s : {"8:0", "8:0 9", "8:0 1001", "8:0 default", "8:0 20 2", "20", ""})
+		EXPECT_EQ(W(a, "blkio.weight_device", s), -EINVAL) << s;
+	EXPECT_EQ(W(a, "blkio.weight_device", "9:0 300"), -ENODEV);
+	EXPECT_EQ(W(a, "blkio.weight_device", "8:0 0"), 0);
+	EXPECT_EQ(Read(a, "blkio.weight_device"), "");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 500u);
+}
+
 } // namespace
