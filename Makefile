@@ -79,6 +79,8 @@ help:
 	@echo "make bench         build $(BENCH_DIR) (Release) and run the benchmarks"
 	@echo "make fio-examples  build, then run Debian's fio-examples job files through efqsim (fetched"
 	@echo "                   with apt-get download into build/); prints how many run and why the rest fail"
+	@echo "make install-weightd  build efq-weightd (Release) and install it and its systemd unit"
+	@echo "                   into [DESTDIR]$(SBINDIR) and [DESTDIR]$(UNITDIR) (Documentation/block/efq-weightd.rst)"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
 	@echo "make clean         remove build products (keeps build/kernel-src)"
@@ -326,6 +328,27 @@ bench: setup
 	@cmake -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DEFQ_SANITIZE=OFF >/dev/null
 	@if [ -z "$$(ls bench/*.cc 2>/dev/null)" ]; then echo "bench: no bench/*.cc yet"; exit 0; fi; \
 	cmake --build $(BENCH_DIR) -j$(JOBS) --target efq_bench && $(BENCH_DIR)/efq_bench
+
+# --- efq-weightd: io.weight -> io.efq.io_weight (Documentation/block/efq-weightd.rst)
+# install-weightd: build the program without sanitizers (build/bench,
+# Release) and install it with its systemd unit.  install-weightd-files
+# installs an already built WEIGHTD_BIN (the tests use it with a DESTDIR).
+DESTDIR ?=
+SBINDIR ?= /usr/local/sbin
+UNITDIR ?= /etc/systemd/system
+WEIGHTD_BIN ?= $(BENCH_DIR)/efq-weightd
+.PHONY: install-weightd install-weightd-files
+install-weightd: setup
+	@cmake -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DEFQ_SANITIZE=OFF >/dev/null
+	cmake --build $(BENCH_DIR) -j$(JOBS) --target efq-weightd
+	@$(MAKE) install-weightd-files WEIGHTD_BIN=$(BENCH_DIR)/efq-weightd
+
+install-weightd-files:
+	install -D -m 0755 $(WEIGHTD_BIN) $(DESTDIR)$(SBINDIR)/efq-weightd
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/local/sbin/efq-weightd|$(SBINDIR)/efq-weightd|' tools/weightd/efq-weightd.service \
+		>$(DESTDIR)$(UNITDIR)/efq-weightd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/efq-weightd.service
 
 # --- C++ formatting ----------------------------------------------------------
 format: setup

@@ -159,7 +159,7 @@ u64 efq_queue_slice(struct efq_data *efqd, struct efq_queue *ioq)
 {
 	u64 base = efqd->slice[efq_queue_sync(ioq) ? 1 : 0];
 
-	if (WARN_ON_ONCE(ioq->entity.weight > EFQ_WEIGHT_MAX))
+	if (WARN_ON_ONCE(ioq->entity.weight > efq_ioprio_to_weight(0)))
 		return base;
 	return div_u64(base * ioq->entity.weight, EFQ_WEIGHT_DEFAULT);
 }

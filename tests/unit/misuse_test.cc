@@ -353,8 +353,12 @@ TEST_F(Misuse, AQueueWeightAboveTheMaximumWarnsAndGetsTheBaseSlice)
 	FakeQueue *a = NewQueue(Root());
 
 	// efq_queue_slice(): a level's weight is 200-900, its slice 0.4 to
-	// 1.8 times the base; past EFQ_WEIGHT_MAX the queue gets the base
-	a->ioq->entity.weight = EFQ_WEIGHT_MAX + 1;
+	// 1.8 times the base; past level 0's weight (900) the queue gets the
+	// base, warned
+	a->ioq->entity.weight = efq_ioprio_to_weight(0);
+	EXPECT_EQ(efq_queue_slice(efqd(), a->ioq), efqd()->slice[1] * 9 / 5);
+	ExpectWarnings(0);
+	a->ioq->entity.weight = efq_ioprio_to_weight(0) + 1;
 	EXPECT_EQ(efq_queue_slice(efqd(), a->ioq), efqd()->slice[1]);
 	ExpectWarnings(1);
 	a->ioq->entity.weight = EFQ_WEIGHT_DEFAULT;
