@@ -131,16 +131,25 @@ static inline bool efq_entity_counts_sync(struct efq_entity *e)
 	       e->ioprio_class != IOPRIO_CLASS_IDLE;
 }
 
+/*
+ * The most service one charge may carry: at the lightest weight its
+ * virtual time stays below 2^62, so keys (s64 differences) keep their sign
+ * and mul_u64_u32_div() its quotient in 64 bits (x86's divq faults
+ * otherwise).  About two days; only absurd slice tunables get near it.
+ */
+#define EFQ_CHARGE_MAX	(((u64)1 << 62 >> EFQ_SERVICE_SHIFT) /	\
+			 (EFQ_WEIGHT_DEFAULT / EFQ_WEIGHT_MIN))
+
 /**
  * efq_delta_fair() - virtual time worth @charge ns of service to @e
- * @charge: service in nanoseconds
+ * @charge: service in nanoseconds, capped at EFQ_CHARGE_MAX
  * @e: the entity charged
  *
  * Return: (@charge << EFQ_SERVICE_SHIFT) * 500 / weight.
  */
 static u64 efq_delta_fair(u64 charge, struct efq_entity *e)
 {
-	u64 delta = charge << EFQ_SERVICE_SHIFT;
+	u64 delta = min_t(u64, charge, EFQ_CHARGE_MAX) << EFQ_SERVICE_SHIFT;
 
 	if (e->weight != EFQ_WEIGHT_DEFAULT)
 		delta = mul_u64_u32_div(delta, EFQ_WEIGHT_DEFAULT, e->weight);

@@ -453,6 +453,29 @@ TEST_F(CgroupPolicyFile, RuleOfARemovedDiskCanBeRemoved)
 // WeightChange (queues)
 // ---------------------------------------------------------------------------
 
+// The lightest group (io.weight 1: efq 5) charged for days in one slice
+// (absurd slice tunables allow it): its virtual time grows 100 times the
+// default's, and one charge is capped near two days so that the key keeps
+// its sign and the scaling its 64-bit quotient (x86's divq faults, and so
+// does the shim's).
+TEST_F(WeightChange, ADaysLongChargeOfTheLightestGroupIsCapped)
+{
+	efqd()->fairness = 1;
+	efqd()->slice[1] = 20ULL * 24 * 3600 * 1000 * kMs; // 20 days
+	struct blkcg *cg = Cgroup("a");
+	std::string w = "1";
+	ASSERT_EQ(efq_cgroup_write_io_weight(cg, w.data()), 0);
+	struct efq_group *g = GroupOf(cg);
+	FakeQueue *q = NewQueue(g);
+	AddN(q, 4);
+	RunSlice(q, 9ULL * 24 * 3600 * 1000 * kMs); // 9 days
+	EXPECT_EQ(g->entity.weight, 5u);
+	const u64 cap = ((1ULL << 62) >> EFQ_SERVICE_SHIFT) / 100;
+	EXPECT_EQ(g->entity.vdisktime, Vt(cap, 5));
+	EXPECT_GT((s64)g->entity.vdisktime, 0);
+	EXPECT_EQ(CheckInvariants(), "");
+}
+
 TEST_F(WeightChange, WeightOnlyChangeKeepsTheVdisktime)
 {
 	efqd()->fairness = 1;

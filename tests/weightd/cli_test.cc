@@ -90,6 +90,24 @@ TEST_F(WeightdProgram, OnceVerboseSaysWhatItWrites)
 		<< get(log);
 }
 
+// A kernel without iocost: efq owns io.weight itself (the same data as
+// io.efq.io_weight); the root lists io but has no io.cost.qos.  Copying
+// would only feed efq its own output: the program says so and exits 0.
+TEST_F(WeightdProgram, NothingToCopyWhereIoWeightIsEfqsOwn)
+{
+	put(root / "cgroup.controllers", "cpuset cpu io memory pids\n");
+	make_cgroup(root / "a", "default 300\n", "default 100\n");
+	EXPECT_EQ(run_once({"--once"}), 0) << get(log);
+	EXPECT_EQ(get(efq("a")), "default 100\n");
+	EXPECT_NE(get(log).find("is efq's own file"), std::string::npos) << get(log);
+	Child daemon(args({}), log);
+	EXPECT_EQ(daemon.wait(), 0);
+	// with iocost (io.cost.qos in the root) io.weight is copied
+	put(root / "io.cost.qos", "");
+	EXPECT_EQ(run_once({"--once"}), 0) << get(log);
+	EXPECT_EQ(get(efq("a")), "default 300\n");
+}
+
 TEST_F(WeightdProgram, OnceEfqNotLoadedIsQuietSuccess)
 {
 	make_cgroup(root / "a", "default 300\n", "");

@@ -131,6 +131,12 @@ int run(int argc, char **argv)
 									      : cfg.systemctl,
 							cfg.sysfs, cfg.systemctl_timeout_ms, log);
 
+	if (io_weight_is_efqs(cfg.root)) {
+		log.log("io.weight under " + cfg.root +
+			" is efq's own file (a kernel without iocost): nothing to copy");
+		return 0;
+	}
+
 	FileWriter writer;
 	Syncer syncer(cfg.root, writer, systemctl.get(), log);
 	bool loaded = access((cfg.sysfs + "/module/efq").c_str(), F_OK) == 0;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <sstream>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -314,6 +315,19 @@ ModuleEvent parse_module_uevent(const char *buf, size_t len, const std::string &
 	if (action == "remove")
 		return ModuleEvent::remove;
 	return ModuleEvent::none;
+}
+
+bool io_weight_is_efqs(const std::string &root)
+{
+	std::string controllers;
+	if (read_file(root + "/cgroup.controllers", &controllers) != 0)
+		return false;
+	std::istringstream in(controllers);
+	std::string c;
+	bool io = false;
+	while (in >> c)
+		io = io || c == "io";
+	return io && access((root + "/io.cost.qos").c_str(), F_OK) != 0;
 }
 
 int open_uevent_socket(std::string *why)

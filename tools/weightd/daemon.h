@@ -139,6 +139,14 @@ int run_loop(Watcher &watcher, int uevent_fd, int signal_fd, int stop_fd, const 
 
 // A NETLINK_KOBJECT_UEVENT socket bound to the kernel's group, or -1 (why
 // in *why).
+// Whether io.weight under `root` is efq's own file, not iocost's: a kernel
+// built without iocost, where efq registers io.weight itself (it is then
+// io.efq.io_weight under another name, and there is nothing to copy).  The
+// root of a cgroup v2 tree lists its controllers in cgroup.controllers;
+// with io among them, iocost's io.cost.qos is in the root if iocost is
+// built in.
+bool io_weight_is_efqs(const std::string &root);
+
 int open_uevent_socket(std::string *why);
 
 } // namespace efq::weightd

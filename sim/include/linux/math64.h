@@ -8,6 +8,7 @@
 #define _SIM_LINUX_MATH64_H
 
 #include <linux/types.h>
+#include <linux/bug.h>
 
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 {
@@ -57,14 +58,23 @@ static inline s64 div64_s64(s64 dividend, s64 divisor)
 	(n) = (u64)(n) / __sim_base;                           \
 	__sim_rem; })
 
-static inline u64 mul_u64_u32_div(u64 a, u32 mul, u32 divisor)
-{
-	return (u64)(((unsigned __int128)a * mul) / divisor);
-}
-
+/*
+ * x86-64 computes these with mulq and divq: a quotient that does not fit
+ * in 64 bits raises a divide error (#DE), an oops in the kernel.  So does
+ * the shim, rather than truncating.
+ */
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 mul, u64 div)
 {
-	return (u64)(((unsigned __int128)a * mul) / div);
+	unsigned __int128 q = ((unsigned __int128)a * mul) / div;
+
+	if (q >> 64)
+		BUG();
+	return (u64)q;
+}
+
+static inline u64 mul_u64_u32_div(u64 a, u32 mul, u32 divisor)
+{
+	return mul_u64_u64_div_u64(a, mul, divisor);
 }
 
 static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
