@@ -23,6 +23,11 @@
 #include <linux/cgroup.h>
 #include <linux/seq_file.h>
 #include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#ifdef CONFIG_GROUP_IOSCHED_IO_WEIGHT
+#include <linux/notifier.h>
+#endif
 #include <linux/elevator-fq.h>
 
 #include "elevator.h"
@@ -557,6 +562,17 @@ int efq_cgroup_set_dev_policy(struct blkcg *blkcg, dev_t dev,
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_set_dev_policy);
 
+/*
+ * A decimal number as iocost's parser takes it: digits only (kstrtouint()
+ * would take a leading '+').
+ */
+static int efq_parse_uint(const char *tok, unsigned int *val)
+{
+	if (*tok < '0' || *tok > '9')
+		return -EINVAL;
+	return kstrtouint(tok, 10, val);
+}
+
 /* Split "MAJ:MIN" into a device number. */
 static int efq_parse_dev(const char *tok, dev_t *dev)
 {
@@ -570,7 +586,7 @@ static int efq_parse_dev(const char *tok, dev_t *dev)
 	if (!colon)
 		return -EINVAL;
 	*colon = '\0';
-	if (kstrtouint(buf, 10, &major) || kstrtouint(colon + 1, 10, &minor))
+	if (efq_parse_uint(buf, &major) || efq_parse_uint(colon + 1, &minor))
 		return -EINVAL;
 	if (major >= (1U << (32 - MINORBITS)) || minor > MINORMASK)
 		return -EINVAL;
@@ -594,28 +610,59 @@ static int efq_tokenize(char *buf, char **tok, int max)
 	return n;
 }
 
-/**
- * efq_cgroup_write_policy() - parse an io.efq.policy write
- * @blkcg: the cgroup
- * @buf: "MAJ:MIN WEIGHT CLASS"; weight 0 removes the device's rule
- *
- * Return: 0 or a negative errno; a malformed line is -EINVAL.
+/*
+ * A "MAJ:MIN WEIGHT CLASS" line of @file, WEIGHT in @min..@max or 0 (remove
+ * the device's rule).
  */
-int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf)
+static int efq_write_policy(struct blkcg *blkcg, char *buf, const char *file,
+			    unsigned int min, unsigned int max)
 {
 	unsigned int weight, ioclass;
 	char *tok[3];
 	dev_t dev;
 
 	if (efq_tokenize(buf, tok, 3) != 3 || efq_parse_dev(tok[0], &dev) ||
-	    kstrtouint(tok[1], 10, &weight) ||
-	    kstrtouint(tok[2], 10, &ioclass)) {
-		pr_warn_ratelimited("efq: policy must be \"MAJ:MIN WEIGHT CLASS\"\n");
+	    efq_parse_uint(tok[1], &weight) ||
+	    efq_parse_uint(tok[2], &ioclass)) {
+		pr_warn_ratelimited("efq: %s must be \"MAJ:MIN WEIGHT CLASS\"\n",
+				    file);
 		return -EINVAL;
 	}
-	return efq_cgroup_set_dev_policy(blkcg, dev, weight, ioclass);
+	if ((weight && !efq_weight_in(file, weight, min, max)) ||
+	    !efq_valid_class(ioclass))
+		return -EINVAL;
+	return efq_update_rule(blkcg, false, dev, weight, ioclass);
+}
+
+/**
+ * efq_cgroup_write_policy() - parse an io.efq.policy write
+ * @blkcg: the cgroup
+ * @buf: "MAJ:MIN WEIGHT CLASS"; weight 0 removes the device's rule, else
+ *	it is in V10's range 100..1000
+ *
+ * Return: 0 or a negative errno; a malformed line is -EINVAL.
+ */
+int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf)
+{
+	return efq_write_policy(blkcg, buf, "io.efq.policy", EFQ_V10_WEIGHT_MIN,
+				EFQ_V10_WEIGHT_MAX);
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_write_policy);
+
+/**
+ * efq_cgroup_write_blkio_policy() - parse a blkio.policy write (cgroup v1)
+ * @blkcg: the cgroup
+ * @buf: "MAJ:MIN WEIGHT CLASS"; weight 0 removes the device's rule, else
+ *	it is in CFQ's range 10..1000, as blkio.weight_device takes it
+ *
+ * Return: 0 or a negative errno; a malformed line is -EINVAL.
+ */
+int efq_cgroup_write_blkio_policy(struct blkcg *blkcg, char *buf)
+{
+	return efq_write_policy(blkcg, buf, "blkio.policy",
+				EFQ_BLKIO_WEIGHT_MIN, EFQ_BLKIO_WEIGHT_MAX);
+}
+EXPORT_SYMBOL_GPL(efq_cgroup_write_blkio_policy);
 
 /*
  * Parse a line of cgroup v2's weight grammar: "N" or "default N" (the
@@ -637,7 +684,7 @@ static int efq_parse_weight_line(char *buf, bool *per_dev, dev_t *dev,
 	*word = NULL;
 	n = efq_tokenize(buf, tok, 2);
 	if (n == 1)
-		return kstrtouint(tok[0], 10, weight) ? -EINVAL : 0;
+		return efq_parse_uint(tok[0], weight) ? -EINVAL : 0;
 	if (n != 2)
 		return -EINVAL;
 	if (strcmp(tok[0], "default")) {
@@ -645,7 +692,7 @@ static int efq_parse_weight_line(char *buf, bool *per_dev, dev_t *dev,
 			return -EINVAL;
 		*per_dev = true;
 	}
-	if (kstrtouint(tok[1], 10, weight)) {
+	if (efq_parse_uint(tok[1], weight)) {
 		*weight = 0;
 		*word = tok[1];
 	}
@@ -737,7 +784,7 @@ int efq_cgroup_write_blkio_weight(struct blkcg *blkcg, char *buf)
 	unsigned int weight;
 	char *tok[1];
 
-	if (efq_tokenize(buf, tok, 1) != 1 || kstrtouint(tok[0], 10, &weight)) {
+	if (efq_tokenize(buf, tok, 1) != 1 || efq_parse_uint(tok[0], &weight)) {
 		pr_warn_ratelimited("efq: blkio.weight takes a number\n");
 		return -EINVAL;
 	}
@@ -763,7 +810,7 @@ int efq_cgroup_write_blkio_weight_device(struct blkcg *blkcg, char *buf)
 	dev_t dev;
 
 	if (efq_tokenize(buf, tok, 2) != 2 || efq_parse_dev(tok[0], &dev) ||
-	    kstrtouint(tok[1], 10, &weight)) {
+	    efq_parse_uint(tok[1], &weight)) {
 		pr_warn_ratelimited("efq: blkio.weight_device takes \"MAJ:MIN N\" (N 0 removes)\n");
 		return -EINVAL;
 	}
@@ -785,9 +832,10 @@ EXPORT_SYMBOL_GPL(efq_cgroup_write_blkio_weight_device);
  */
 
 /*
- * io.efq.weight shows the weights in force: the default, then each disk
- * with a weight of its own, written (its rule) or followed (an io.weight
- * line, unless a written default overrides it).
+ * io.efq.weight shows what was written to it, so that what it shows can be
+ * written back to the same effect: the written default, or "default
+ * io.weight" while the default follows io.weight (io.efq.io_weight shows
+ * that), then each disk's written weight.
  */
 static int efq_weight_show(struct seq_file *sf, void *v)
 {
@@ -797,15 +845,13 @@ static int efq_weight_show(struct seq_file *sf, void *v)
 	if (!ecg)
 		return -ENODEV;
 	spin_lock_irq(&ecg->lock);
-	seq_printf(sf, "default %u\n", efq_default_weight(ecg));
+	if (ecg->weight)
+		seq_printf(sf, "default %u\n", ecg->weight);
+	else
+		seq_puts(sf, "default io.weight\n");
 	list_for_each_entry(rule, &ecg->rules, node)
 		seq_printf(sf, "%u:%u %u\n", MAJOR(rule->dev), MINOR(rule->dev),
 			   rule->weight);
-	list_for_each_entry(rule, &ecg->io_rules, node)
-		if (!ecg->weight && !efq_find_rule(ecg, &ecg->rules, rule->dev))
-			seq_printf(sf, "%u:%u %u\n", MAJOR(rule->dev),
-				   MINOR(rule->dev),
-				   rule->weight * EFQ_IO_WEIGHT_SCALE);
 	spin_unlock_irq(&ecg->lock);
 	return 0;
 }
@@ -864,9 +910,25 @@ static u64 efq_blkio_weight_read(struct cgroup_subsys_state *css,
 	return weight;
 }
 
+/*
+ * blkio.weight and blkio.weight_device are in the root cgroup too, as
+ * CFQ's were: container engines probe the mount's root for them.  The
+ * root group has no weight of its own to set.
+ */
+static bool efq_blkio_root(struct kernfs_open_file *of, const char *file)
+{
+	if (css_to_blkcg(of_css(of)) != &blkcg_root)
+		return false;
+	pr_warn_ratelimited("efq: %s: the root cgroup has no weight; set it in a child\n",
+			    file);
+	return true;
+}
+
 static ssize_t efq_blkio_weight_write(struct kernfs_open_file *of, char *buf,
 				      size_t nbytes, loff_t off)
 {
+	if (efq_blkio_root(of, "blkio.weight"))
+		return -EINVAL;
 	return efq_write_line(of, buf, nbytes, efq_cgroup_write_blkio_weight);
 }
 
@@ -890,8 +952,16 @@ static ssize_t efq_blkio_weight_device_write(struct kernfs_open_file *of,
 					     char *buf, size_t nbytes,
 					     loff_t off)
 {
+	if (efq_blkio_root(of, "blkio.weight_device"))
+		return -EINVAL;
 	return efq_write_line(of, buf, nbytes,
 			      efq_cgroup_write_blkio_weight_device);
+}
+
+static ssize_t efq_blkio_policy_write(struct kernfs_open_file *of, char *buf,
+				      size_t nbytes, loff_t off)
+{
+	return efq_write_line(of, buf, nbytes, efq_cgroup_write_blkio_policy);
 }
 
 static u64 efq_class_read(struct cgroup_subsys_state *css, struct cftype *cft)
@@ -1034,13 +1104,13 @@ static void efq_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
 		.write = efq_class_write,				\
 	}
 
-#define EFQ_POLICY_FILE(fname)						\
+#define EFQ_POLICY_FILE(fname, write_fn)				\
 	{								\
 		.name = fname,						\
 		.flags = CFTYPE_NOT_ON_ROOT,				\
 		.max_write_len = 256,					\
 		.seq_show = efq_policy_show,				\
-		.write = efq_policy_write,				\
+		.write = write_fn,					\
 	}
 
 #define EFQ_STAT_FILE(fname, which)					\
@@ -1076,7 +1146,7 @@ static struct cftype efq_files[] = {
 	},
 #endif
 	EFQ_CLASS_FILE("efq.ioprio_class"),
-	EFQ_POLICY_FILE("efq.policy"),
+	EFQ_POLICY_FILE("efq.policy", efq_policy_write),
 	EFQ_STAT_FILE("efq.disk_time", EFQ_STAT_TIME),
 	EFQ_STAT_FILE("efq.disk_sectors", EFQ_STAT_SECTORS),
 #ifdef CONFIG_DEBUG_GROUP_IOSCHED
@@ -1090,18 +1160,16 @@ static struct cftype efq_files[] = {
 static struct cftype efq_legacy_files[] = {
 	{
 		.name = "weight",
-		.flags = CFTYPE_NOT_ON_ROOT,
 		.read_u64 = efq_blkio_weight_read,
 		.write = efq_blkio_weight_write,
 	},
 	{
 		.name = "weight_device",
-		.flags = CFTYPE_NOT_ON_ROOT,
 		.seq_show = efq_blkio_weight_device_show,
 		.write = efq_blkio_weight_device_write,
 	},
 	EFQ_CLASS_FILE("ioprio_class"),
-	EFQ_POLICY_FILE("policy"),
+	EFQ_POLICY_FILE("policy", efq_blkio_policy_write),
 	EFQ_STAT_FILE("disk_time", EFQ_STAT_TIME),
 	EFQ_STAT_FILE("disk_sectors", EFQ_STAT_SECTORS),
 #ifdef CONFIG_DEBUG_GROUP_IOSCHED
@@ -1254,13 +1322,104 @@ void efq_cgroup_deactivate(struct efq_data *efqd)
 }
 EXPORT_SYMBOL_GPL(efq_cgroup_deactivate);
 
+/* --- io.weight through iocost (patched kernels) ------------------------- */
+
+#ifdef CONFIG_GROUP_IOSCHED_IO_WEIGHT
+/*
+ * With iocost built, io.weight is its file, and a patched kernel's iocost
+ * says when a cgroup's default in it changes (ioc_weight_notifier_register(),
+ * ioc_cgroup_dfl_weight(): the series' first patch).  efq follows it as a
+ * write of io.efq.io_weight's default would: applied where no io.efq.weight
+ * was written.  Per-device io.weight lines stay iocost's.
+ *
+ * The weight is read from iocost under efq_io_weight_mutex, not taken from
+ * the notification: of two racing writes, or a write racing the first
+ * reading of all cgroups, the last store then holds the value iocost has.
+ */
+static DEFINE_MUTEX(efq_io_weight_mutex);
+
+/* Follow @blkcg's default io.weight as iocost has it now. */
+static void efq_follow_io_weight(struct blkcg *blkcg)
+{
+	unsigned int weight = ioc_cgroup_dfl_weight(blkcg);
+
+	lockdep_assert_held(&efq_io_weight_mutex);
+	if (weight >= EFQ_IO_WEIGHT_MIN && weight <= EFQ_IO_WEIGHT_MAX)
+		efq_store_weight(blkcg, weight, true);
+}
+
+/* iocost's notification: process context, none of iocost's locks held. */
+static int efq_io_weight_notify(struct notifier_block *nb,
+				unsigned long weight, void *blkcg)
+{
+	mutex_lock(&efq_io_weight_mutex);
+	efq_follow_io_weight(blkcg);
+	mutex_unlock(&efq_io_weight_mutex);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block efq_io_weight_nb = {
+	.notifier_call = efq_io_weight_notify,
+};
+
+/*
+ * Listen, then read the default of every cgroup there is (io.weight is not
+ * on the root): a write from now on is notified after it changed the value,
+ * so it waits for the mutex and stores what it reads after this walk.
+ */
+static int efq_io_weight_init(void)
+{
+	struct cgroup_subsys_state *pos;
+	int ret;
+
+	ret = ioc_weight_notifier_register(&efq_io_weight_nb);
+	if (ret)
+		return ret;
+	mutex_lock(&efq_io_weight_mutex);
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &blkcg_root.css) {
+		if (pos == &blkcg_root.css || !css_tryget_online(pos))
+			continue;
+		efq_follow_io_weight(css_to_blkcg(pos));
+		css_put(pos);
+	}
+	rcu_read_unlock();
+	mutex_unlock(&efq_io_weight_mutex);
+	return 0;
+}
+
+/* Waits for a notification that is running. */
+static void efq_io_weight_exit(void)
+{
+	ioc_weight_notifier_unregister(&efq_io_weight_nb);
+}
+#else
+/* No iocost (efq has io.weight itself), or a kernel without the notifier. */
+static inline int efq_io_weight_init(void)
+{
+	return 0;
+}
+
+static inline void efq_io_weight_exit(void)
+{
+}
+#endif /* CONFIG_GROUP_IOSCHED_IO_WEIGHT */
+
 int efq_cgroup_init(void)
 {
-	return blkcg_policy_register(&efq_blkcg_policy);
+	int ret = blkcg_policy_register(&efq_blkcg_policy);
+
+	if (ret)
+		return ret;
+	ret = efq_io_weight_init();
+	if (ret)
+		blkcg_policy_unregister(&efq_blkcg_policy);
+	return ret;
 }
 
 void efq_cgroup_exit(void)
 {
+	efq_io_weight_exit();
 	blkcg_policy_unregister(&efq_blkcg_policy);
 }
 

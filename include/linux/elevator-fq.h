@@ -884,6 +884,7 @@ int efq_cgroup_write_io_weight(struct blkcg *blkcg, char *buf);
 int efq_cgroup_write_blkio_weight(struct blkcg *blkcg, char *buf);
 int efq_cgroup_write_blkio_weight_device(struct blkcg *blkcg, char *buf);
 int efq_cgroup_write_policy(struct blkcg *blkcg, char *buf);
+int efq_cgroup_write_blkio_policy(struct blkcg *blkcg, char *buf);
 int efq_cgroup_init(void);
 void efq_cgroup_exit(void);
 

@@ -78,7 +78,8 @@ TEST_F(CgroupFiles, SettingsInChildrenStatisticsEverywhere)
 TEST_F(CgroupFiles, WeightReadsDefaultThenOneLinePerDeviceRule)
 {
 	struct blkcg *a = Cgroup("a");
-	EXPECT_EQ(Read(a, "io.efq.weight"), "default 500\n");
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default io.weight\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 500u);
 	EXPECT_EQ(W(a, "io.efq.weight", "300\n"), 0);
 	EXPECT_EQ(Read(a, "io.efq.weight"), "default 300\n");
 	EXPECT_EQ(W(a, "io.efq.weight", "default 400"), 0);
@@ -93,11 +94,12 @@ TEST_F(CgroupFiles, WeightReadsDefaultThenOneLinePerDeviceRule)
 TEST_F(CgroupFiles, BadWeightWritesFailAndChangeNothing)
 {
 	struct blkcg *a = Cgroup("a");
-	for (const char *s : {"99", "1001", "abc", "default", "8:0", "8:0 50", "-1", "300 400 500"})
+	for (const char *s : {"99", "1001", "abc", "default", "8:0", "8:0 50", "-1", "300 400 500",
+			      "+500", "default +500", "+8:0 500", "8:+0 500", "8:0 +500"})
 		EXPECT_EQ(W(a, "io.efq.weight", s), -EINVAL) << s;
 	EXPECT_EQ(W(a, "io.efq.weight", "9:0 300"), -ENODEV);
 	EXPECT_EQ(W(a, "io.efq.weight", "8:1 300"), -ENODEV); // not the disk (8:0)
-	EXPECT_EQ(Read(a, "io.efq.weight"), "default 500\n");
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default io.weight\n");
 }
 
 TEST_F(CgroupFiles, IoprioClassIsANumberOneToThree)
@@ -193,7 +195,7 @@ TEST_F(CgroupFiles, IoWeightFollowsIoWeightsGrammarTimesFive)
 	EXPECT_EQ(W(a, "io.efq.io_weight", "default 800\n"), 0);
 	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 800\n");
 	EXPECT_EQ(GroupOf(a)->entity.new_weight, 4000u);
-	EXPECT_EQ(Read(a, "io.efq.weight"), "default 4000\n");
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default io.weight\n");
 	EXPECT_EQ(W(a, "io.efq.io_weight", "1"), 0);
 	EXPECT_EQ(GroupOf(a)->entity.new_weight, 5u);
 	EXPECT_EQ(W(a, "io.efq.io_weight", "10000"), 0);
@@ -201,7 +203,7 @@ TEST_F(CgroupFiles, IoWeightFollowsIoWeightsGrammarTimesFive)
 	// a line per disk, as systemd's IODeviceWeight= writes it
 	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 300"), 0);
 	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 10000\n8:0 300\n");
-	EXPECT_EQ(Read(a, "io.efq.weight"), "default 50000\n8:0 1500\n");
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default io.weight\n"); // only what was written
 	EXPECT_EQ(GroupOf(a)->entity.new_weight, 1500u);
 	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 default"), 0);
 	EXPECT_EQ(Read(a, "io.efq.io_weight"), "default 10000\n");
@@ -211,9 +213,26 @@ TEST_F(CgroupFiles, IoWeightFollowsIoWeightsGrammarTimesFive)
 TEST_F(CgroupFiles, BadIoWeightWritesFailAndChangeNothing)
 {
 	struct blkcg *a = Cgroup("a");
-	for (const char *s : {"0", "10001", "abc", "", "default", "default 0", "default 10001",
-			      "default default", "default io.weight", "8:0", "8:0 0", "8:0 10001",
-			      "8:0 abc", "0:0 100 1", "x:0 100", "-1", "100 200"})
+	for (const char *s : {"0",
+			      "10001",
+			      "abc",
+			      "",
+			      "default",
+			      "default 0",
+			      "default 10001",
+			      "default default",
+			      "default io.weight",
+			      "8:0",
+			      "8:0 0",
+			      "8:0 10001",
+			      "8:0 abc",
+			      "0:0 100 1",
+			      "x:0 100",
+			      "-1",
+			      "100 200",
+			      "+100",
+			      "default +100",
+			      "8:0 +100"})
 		EXPECT_EQ(W(a, "io.efq.io_weight", s), -EINVAL) << s;
 	EXPECT_EQ(W(a, "io.efq.io_weight", "9:0 300"), -ENODEV);
 	EXPECT_EQ(W(a, "io.efq.io_weight", "0:0 300"), -ENODEV);
@@ -241,7 +260,7 @@ TEST_F(CgroupFiles, AWrittenWeightWinsUntilHandedBackToIoWeight)
 	EXPECT_EQ(GroupOf(a)->entity.new_weight, 300u);
 	EXPECT_EQ(W(a, "io.efq.weight", "default io.weight"), 0);
 	EXPECT_EQ(GroupOf(a)->entity.new_weight, 250u); // the disk's line, 50
-	EXPECT_EQ(Read(a, "io.efq.weight"), "default 4000\n8:0 250\n");
+	EXPECT_EQ(Read(a, "io.efq.weight"), "default io.weight\n");
 	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 default"), 0);
 	EXPECT_EQ(GroupOf(a)->entity.new_weight, 4000u);
 	for (const char *s : {"io.weight", "default io", "8:0 io.weight"})
@@ -264,11 +283,20 @@ TEST_F(CgroupFiles, IoWeightItselfStaysIocosts)
 TEST_F(CgroupFiles, LegacyFilesHaveCfqsAndV10sNames)
 {
 	struct blkcg *a = Cgroup("a");
-	for (const char *f :
-	     {"blkio.weight", "blkio.weight_device", "blkio.ioprio_class", "blkio.policy"}) {
+	for (const char *f : {"blkio.ioprio_class", "blkio.policy"}) {
 		EXPECT_TRUE(sim_cgroup_file_exists(a, f)) << f;
 		EXPECT_FALSE(sim_cgroup_file_exists(&blkcg_root, f)) << f;
 	}
+	// the weights are in the root too, as CFQ's were (docker looks for
+	// blkio.weight in the mount's root), but it takes no weight
+	for (const char *f : {"blkio.weight", "blkio.weight_device"}) {
+		EXPECT_TRUE(sim_cgroup_file_exists(a, f)) << f;
+		EXPECT_TRUE(sim_cgroup_file_exists(&blkcg_root, f)) << f;
+	}
+	EXPECT_EQ(Read(&blkcg_root, "blkio.weight"), "500\n");
+	EXPECT_EQ(W(&blkcg_root, "blkio.weight", "800"), -EINVAL);
+	EXPECT_EQ(W(&blkcg_root, "blkio.weight_device", "8:0 800"), -EINVAL);
+	EXPECT_EQ(Read(&blkcg_root, "blkio.weight_device"), "");
 	for (const char *f :
 	     {"blkio.disk_time", "blkio.disk_sectors", "blkio.disk_queue", "blkio.disk_dequeue"}) {
 		EXPECT_TRUE(sim_cgroup_file_exists(a, f)) << f;
@@ -306,6 +334,46 @@ TEST_F(CgroupFiles, BlkioWeightDeviceSetsARuleAndZeroRemovesIt)
 	EXPECT_EQ(W(a, "blkio.weight_device", "8:0 0"), 0);
 	EXPECT_EQ(Read(a, "blkio.weight_device"), "");
 	EXPECT_EQ(GroupOf(a)->entity.new_weight, 500u);
+}
+
+// What io.efq.weight shows can be written back to the same effect: a
+// snapshot-and-restore of the cgroup's files changes nothing.
+TEST_F(CgroupFiles, WhatIoEfqWeightShowsWritesBackUnchanged)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(W(a, "io.efq.io_weight", "default 800"), 0);
+	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 300"), 0);
+	std::string shown = Read(a, "io.efq.weight");
+	EXPECT_EQ(shown, "default io.weight\n");
+	EXPECT_EQ(W(a, "io.efq.weight", shown), 0);
+	// still following: a later io.weight change applies
+	EXPECT_EQ(W(a, "io.efq.io_weight", "8:0 default"), 0);
+	EXPECT_EQ(W(a, "io.efq.io_weight", "default 200"), 0);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 1000u);
+	EXPECT_EQ(W(a, "io.efq.weight", "8:0 700"), 0);
+	shown = Read(a, "io.efq.weight");
+	EXPECT_EQ(shown, "default io.weight\n8:0 700\n");
+	for (size_t pos = 0, nl; (nl = shown.find('\n', pos)) != std::string::npos; pos = nl + 1)
+		EXPECT_EQ(W(a, "io.efq.weight", shown.substr(pos, nl - pos)), 0);
+	EXPECT_EQ(Read(a, "io.efq.weight"), shown);
+	EXPECT_EQ(GroupOf(a)->entity.new_weight, 700u);
+}
+
+// blkio.policy edits the table blkio.weight_device does, in its range: a
+// rule of weight 50 can get another class.
+TEST_F(CgroupFiles, BlkioPolicyTakesCfqsRange)
+{
+	struct blkcg *a = Cgroup("a");
+	EXPECT_EQ(W(a, "blkio.weight_device", "8:0 50"), 0);
+	EXPECT_EQ(W(a, "blkio.policy", "8:0 50 1"), 0);
+	EXPECT_EQ(Read(a, "blkio.policy"), "dev\tweight\tclass\n8:0\t50\t1\n");
+	EXPECT_EQ(GroupOf(a)->entity.new_class, IOPRIO_CLASS_RT);
+	for (const char *s : {"8:0 9 1", "8:0 1001 1", "8:0 +50 1", "8:0 50 4"})
+		EXPECT_EQ(W(a, "blkio.policy", s), -EINVAL) << s;
+	// io.efq.policy keeps V10's range
+	EXPECT_EQ(W(a, "io.efq.policy", "8:0 50 1"), -EINVAL);
+	EXPECT_EQ(W(a, "blkio.policy", "8:0 0 1"), 0);
+	EXPECT_EQ(Read(a, "blkio.weight_device"), "");
 }
 
 } // namespace

@@ -25,7 +25,7 @@ check "bfq's io.bfq.weight coexists with io.efq.weight" test -f $C/io.bfq.weight
 
 # --- io.efq.weight -----------------------------------------------------------
 W=$C/io.efq.weight
-expect_read "io.efq.weight: reads 'default 500'" $W "default 500"
+expect_read "io.efq.weight: reads 'default io.weight' (nothing written: io.weight's, x5)" $W "default io.weight"
 expect_ok "io.efq.weight: write 800" $W 800
 expect_read "io.efq.weight: N sets the default" $W "default 800"
 expect_ok "io.efq.weight: write 'default 600'" $W "default 600"
@@ -41,6 +41,11 @@ for v in 99 1001 0 "default 99" "default 1001" "$DEV 99" "$DEV 1001" abc "defaul
 	expect_err "io.efq.weight: '$v' is EINVAL" EINVAL $W "$v"
 done
 expect_read "io.efq.weight: unchanged after bad writes" $W "default 1000"
+for v in "+500" "default +500" "+$DEV 500" "io.weight" "$DEV io.weight"; do
+	expect_err "io.efq.weight: '$v' is EINVAL" EINVAL $W "$v"
+done
+expect_ok "io.efq.weight: 'default io.weight' hands the default back" $W "default io.weight"
+expect_read "io.efq.weight: reads 'default io.weight' again" $W "default io.weight"
 for v in "1:3 500" "254:250 500" "$(echo $DEV | cut -d: -f1):999 500"; do
 	expect_err "io.efq.weight: '$v' (not an existing whole disk) is ENODEV" ENODEV $W "$v"
 done
@@ -113,3 +118,56 @@ set_sched $D none
 cg_remove cf || fail "rmdir the child cgroup"
 check "rmdir of the child cgroup after IO" test ! -d $C
 nb_remove 1
+
+# --- io.weight drives efq (built-in mode: a patched kernel) ------------------------
+# With iocost built (io.cost.qos in the root) io.weight is iocost's file and
+# efq follows it through the notifier of the series' first patch; without
+# iocost io.weight is efq's own file (io.efq.io_weight under cgroup v2's
+# name).  Either way "W" or "default W" there becomes io.efq.io_weight's
+# default, which efq applies as 5 x W (800: 4000) wherever no io.efq.weight
+# was written (io.efq.weight then reads "default io.weight").  Debian's
+# kernel with the modules has neither: there efq-weightd copies io.weight,
+# and 25-io-weight.sh checks that the two files stay apart.
+if [ $BUILTIN = 1 ]; then
+	if [ -e $CG/io.cost.qos ]; then how="iocost's io.weight, notified"; else how="efq's own io.weight"; fi
+	log "io.weight: $how"
+	check "mkdir of a cgroup for io.weight" mkdir $CG/iow
+	I=$CG/iow/io.weight
+	E=$CG/iow/io.efq.weight
+	F=$CG/iow/io.efq.io_weight
+	check "io.weight present ($how)" test -f $I
+	expect_read "io.weight: a new cgroup reads 'default 100' ($how)" $I "default 100"
+	expect_read "io.efq.io_weight: a new cgroup follows 'default 100' ($how)" $F "default 100"
+	expect_read "io.efq.weight: a new cgroup reads 'default io.weight' ($how)" $E "default io.weight"
+	expect_ok "io.weight: write 'default 800' ($how)" $I "default 800"
+	expect_read "io.weight: 'default 800' reads back ($how)" $I "default 800"
+	expect_read "io.efq.io_weight: io.weight 'default 800' followed (efq applies 4000) ($how)" $F "default 800"
+	expect_read "io.efq.weight: still 'default io.weight' ($how)" $E "default io.weight"
+	expect_ok "io.weight: write 'default 100' ($how)" $I "default 100"
+	expect_read "io.efq.io_weight: io.weight 'default 100' followed ($how)" $F "default 100"
+	expect_ok "io.weight: write '800' ($how)" $I 800
+	expect_read "io.efq.io_weight: io.weight '800' followed ($how)" $F "default 800"
+	expect_ok "io.weight: write 10000 (max) ($how)" $I 10000
+	expect_read "io.efq.io_weight: io.weight 10000 followed (efq applies 50000) ($how)" $F "default 10000"
+	expect_ok "io.weight: write 1 (min) ($how)" $I 1
+	expect_read "io.efq.io_weight: io.weight 1 followed (efq applies 5) ($how)" $F "default 1"
+	for v in 0 10001 "default 0" abc; do
+		expect_err "io.weight: '$v' is EINVAL ($how)" EINVAL $I "$v"
+	done
+	expect_read "io.efq.io_weight: unchanged after bad io.weight writes ($how)" $F "default 1"
+	# a written io.efq.weight wins over io.weight until 'default io.weight'
+	expect_ok "io.efq.weight: write 300 ($how)" $E 300
+	expect_ok "io.weight: write 'default 800' over a written io.efq.weight ($how)" $I "default 800"
+	expect_read "io.efq.weight: the written 300 still wins ($how)" $E "default 300"
+	expect_read "io.efq.io_weight: io.weight is still followed ($how)" $F "default 800"
+	expect_ok "io.efq.weight: write 'default io.weight' ($how)" $E "default io.weight"
+	expect_read "io.efq.weight: the default follows io.weight again ($how)" $E "default io.weight"
+	# a child cgroup's io.weight is its own
+	check "mkdir of a child of that cgroup" sh -c "echo +io >$CG/iow/cgroup.subtree_control && mkdir $CG/iow/child"
+	expect_read "io.efq.io_weight: the child starts at 'default 100' ($how)" $CG/iow/child/io.efq.io_weight "default 100"
+	expect_ok "io.weight: write 'default 200' to the child ($how)" $CG/iow/child/io.weight "default 200"
+	expect_read "io.efq.io_weight: the child follows its own 'default 200' ($how)" $CG/iow/child/io.efq.io_weight "default 200"
+	expect_read "io.efq.io_weight: the parent unchanged ($how)" $F "default 800"
+	check "rmdir of the child" cg_remove iow/child
+	check "rmdir of the io.weight cgroup" cg_remove iow
+fi

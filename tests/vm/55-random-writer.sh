@@ -184,10 +184,10 @@ function badwt1() { return rand() < 0.5 ? 1 + rnd(99) : 1001 + rnd(100000) }
 function weight(path,  r, w, a) {
 	r = rand()
 	a = pick(absent)
-	if (r < 0.18) { w = wt(); emit("n", "ok=wdef:" w, "none", path, pick(w " " w " 0" w " +" w)) }
+	if (r < 0.18) { w = wt(); emit("n", "ok=wdef:" w, "none", path, pick(w " " w " 0" w)) }
 	else if (r < 0.26) { w = wt(); emit("n", "ok=wdef:" w, "none", path, pad() "default" pad() w pad()) }
 	else if (r < 0.33) { w = badwt(); emit("n", "err=EINVAL", "weight", path, pick(w " default%" w)) }
-	else if (r < 0.37) emit("n", "err=EINVAL", "wfmt", path, pick("4294967296 -5 -500 99999999999999999999 0x1f4 default%-1"))
+	else if (r < 0.37) emit("n", "err=EINVAL", "wfmt", path, pick("4294967296 -5 -500 99999999999999999999 0x1f4 default%-1 +500 default%+500"))
 	else if (r < 0.47) { w = wt(); emit("n", "ok=wrule:" dev " " w, "none", path, dev " " w) }
 	else if (r < 0.50) emit("n", "err=EINVAL", "weight", path, dev " " badwt1())
 	else if (r < 0.52) emit("n", "err=EINVAL", "wfmt", path, dev " 0")
@@ -580,13 +580,13 @@ item "messages" && {
 	# a tab in the text: shown as '?'
 	probe tun $IOS/$TN "q$SEED${TAB}x" "efq: $D: $FS: $TN: \"q$SEED\\?x\" is not a number"
 	probe tun $IOS/$TN "$(awk 'BEGIN { while (n++ < 30) printf "9" }')" "efq: $D: $FS: $TN: \"9{30}\" is too large a number"
-	probe weight $W 5 "efq: weight 5 out of range 100\.\.1000"
-	probe wfmt $W "q$SEED" "efq: weight must be"
+	probe weight $W 5 "efq: io\.efq\.weight: weight 5 out of range 100\.\.1000"
+	probe wfmt $W "q$SEED" "efq: io\.efq\.weight takes"
 	probe class $C "q$SEED" "efq: ioprio_class: not a number"
 	probe class $C 7 "efq: ioprio class 7 is not 1"
 	probe class $P "$DEV 500 9" "efq: ioprio class 9 is not 1"
 	probe nodisk $W "1:3 500" "efq: 1:3 is not a whole disk"
-	probe policy $P "q$SEED" "efq: policy must be"
+	probe policy $P "q$SEED" "efq: io\.efq\.policy must be"
 
 	# per kind: refusals counted == messages printed + suppressed
 	dmesg | tail -n +$((K0 + 1)) >$RW/kmsg
@@ -594,11 +594,11 @@ item "messages" && {
 		case $g in
 		tun) re='efq: [^ ]+: [^ ]+: [^ ]+: ".*"(\.\.\.)? is (not a number|too large a number)' fn=efq_warn_bad_tunable ;;
 		busy) re='efq: [^ ]+: [^ ]+: hierarchical: not changed while requests are queued' fn=efq_tunable_store ;;
-		weight) re='efq: weight [0-9]+ out of range' fn=efq_valid_weight ;;
-		wfmt) re='efq: weight must be' fn=efq_cgroup_write_weight ;;
+		weight) re='efq: [^ ]+: weight [0-9]+ out of range' fn=efq_weight_in ;;
+		wfmt) re='efq: io\.efq\.weight takes' fn=efq_cgroup_write_weight ;;
 		class) re='efq: ioprio(_class:| class [0-9]+ is not)' fn='efq_valid_class|efq_class_write' ;;
 		nodisk) re='efq: [0-9]+:[0-9]+ is not a whole disk' fn=efq_update_rule ;;
-		policy) re='efq: policy must be' fn=efq_cgroup_write_policy ;;
+		policy) re='efq: [^ ]+ must be "MAJ:MIN' fn=efq_write_policy ;;
 		esac
 		col=$(echo "tun busy weight wfmt class nodisk policy" | awk -v g=$g '{ for (i = 1; i <= NF; i++) if ($i == g) print i + 4 }')
 		exp=$(cat $RW/cnt.* 2>/dev/null | awk -v c=$col '{ s += $c } END { print s + 0 }')
