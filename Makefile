@@ -33,7 +33,7 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
+.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-systemd vmtest-systemd-short vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
 .PHONY: fuzz-build fuzz fuzz-short soak fio-examples
 
 all: build
@@ -41,7 +41,7 @@ all: build
 help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
 	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest-6.12,"
-	@echo "                   vmtest-6.1-core, blktests-quick, intree-check-6.12 (what CI runs; ~59 minutes)"
+	@echo "                   vmtest-systemd-short, vmtest-6.1-core, blktests-quick, intree-check-6.12 (what CI runs; ~61 minutes)"
 	@echo "make test-full     make test, then vmtest-6.1-rest, intree-check (6.1 too), vmtest-patched"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
@@ -54,7 +54,9 @@ help:
 	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler);"
 	@echo "                   KVER=6.12: Debian 13's 6.12 image with build/kmod-6.12, files in build/vm-6.12/"
 	@echo "make vmtest-6.12   make vmtest KVER=6.12 (part of make test); VMTEST_ONLY=40-,45- runs those files only"
-	@echo "make vmtest-6.1-core  6.1's files 10- 20- 45- 47- 48- 50- (make test); vmtest-6.1-rest: the others (test-full)"
+	@echo "make vmtest-systemd  a Debian 13 root with systemd as PID 1 on 6.12: IOWeight=, IODeviceWeight=, runc's"
+	@echo "                   blockIO.weight reaching efq through efq-weightd (not in make test; VMTEST_ONLY as above)"
+	@echo "make vmtest-6.1-core  6.1's files 05- 10- 20- 25- 47- 48- 50- (make test); vmtest-6.1-rest: the others (test-full)"
 	@echo "make vmtest-integrity  45-integrity's full matrix alone (both modes, all variants; ~45 min) on"
 	@echo "                   Debian's kernel; INTEGRITY_KERNEL=patched: on make vmtest-patched's kernel"
 	@echo "make kbench        the kernel benchmark: each scheduler's IOPS against none's, cost per request,"
@@ -62,7 +64,7 @@ help:
 	@echo "                   ~16 min on a busy 2-core host; results in Documentation/kernel/performance.rst"
 	@echo "make blktests BLKTESTS=DIR  blktests' block group in the VM: control, listed, each efq scheduler as"
 	@echo "                   the default (BLKTESTS_MODES=control,listed,cfq,...): scripts/vm/blktests"
-	@echo "make blktests-quick  7 block tests, control and each efq scheduler as the default (part of make test;"
+	@echo "make blktests-quick  7 block tests, control, cfq, deadline-fq and as as the default (part of make test;"
 	@echo "                   BLKTESTS_QUICK=DIR, default $(BLKTESTS_QUICK))"
 	@echo "make patches       the patch series for a kernel tree: out/patches-6.12/ and out/patches-6.1/"
 	@echo "make intree-check  apply each series to its linux-source (6.12, 6.1) and build block/ (=y, =m);"
@@ -100,16 +102,16 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-# make test: what CI runs (.ci/run), about 59 minutes on a fresh 2-core
+# make test: what CI runs (.ci/run), about 61 minutes on a fresh 2-core
 # machine (README: the parts' times): the whole VM suite on Debian 13's
 # 6.12 with the modules, 6.1's core files (vmtest-6.1-core) and
 # blktests-quick on Debian 12's 6.1, both patch series generated and
 # checked, the 6.12 one applied and built in-tree.  make test-full adds
 # the rest of 6.1's VM suite, the 6.1 series' in-tree build and the VM
-# suite on a patched 6.12 and a patched 6.1 kernel with efq built in
-# (vmtest-patched: two kernel builds and two more VM runs, about 35
-# minutes more).
-test: setup build unit fuzz-short format-check check vmtest-6.12 vmtest-6.1-core blktests-quick intree-check-6.12
+# suite on a patched 6.12 and a patched 6.1 kernel with efq built in,
+# each without and with iocost (vmtest-patched: four kernel builds and
+# four more VM runs, about 70 minutes more).
+test: setup build unit fuzz-short format-check check vmtest-6.12 vmtest-systemd-short vmtest-6.1-core blktests-quick intree-check-6.12
 
 test-full: test vmtest-6.1-rest intree-check vmtest-patched
 
@@ -187,15 +189,32 @@ vmtest: setup build module
 vmtest-6.12: setup build
 	@$(MAKE) --no-print-directory vmtest KVER=6.12
 
-# make test runs the whole suite on 6.12 and, on 6.1, the tunables and
-# cgroup files (what the compat layer maps), the integrity workloads,
-# flushes, per-group request limits and the dispatch order against
-# mq-deadline, judged on 6.1 only (vmtest-6.1-core); 6.1 also runs
-# blktests-quick.  test-full adds 6.1's other files (vmtest-6.1-rest:
-# lifecycle, fairness, the aliased-read storm, the random writer, the
-# benchmark, blktrace, fio scripts, replay), which run on 6.12 in make test.
-VMTEST_61_CORE := 10-,20-,45-,47-,48-,50-
-VMTEST_61_REST := 30-,40-,49-,55-,60-,70-,80-,90-
+# vmtest-systemd: a Debian 13 root file system (scripts/vm/mkrootfs, cached in
+# build/vm-systemd/) booted with systemd as PID 1 on Debian 13's 6.12, with
+# the 6.12 modules and efq-weightd (tools/weightd, built in build/bench):
+# tests/vm-systemd/, weights written by systemd-run and runc
+# (scripts/vm/vmtest-systemd).  VMTEST_ONLY=PATTERN,...: those files only.
+vmtest-systemd: setup
+	@$(MAKE) --no-print-directory module KVER=6.12
+	@scripts/vm/vmtest-systemd $(if $(VMTEST_ONLY),--only $(VMTEST_ONLY))
+
+# vmtest-systemd-short: the same boot with none (the control) and cfq only
+# (vmtest.scheds=none,cfq): IOWeight=, IODeviceWeight= and runc in about 5
+# minutes with the image's build; part of make test.
+vmtest-systemd-short: setup
+	@$(MAKE) --no-print-directory module KVER=6.12
+	@scripts/vm/vmtest-systemd --append "vmtest.scheds=none,cfq"
+
+# make test runs the whole suite on 6.12 and, on 6.1, the cgroup v1 blkio
+# files, the tunables and cgroup files with io.efq.io_weight and the
+# cftypes' lifetimes (what the compat layer maps), flushes, per-group
+# request limits and the dispatch order against mq-deadline, judged on 6.1
+# only (vmtest-6.1-core); 6.1 also runs blktests-quick.  test-full adds
+# 6.1's other files (vmtest-6.1-rest: lifecycle, fairness, the integrity
+# workloads, the aliased-read storm, the random writer, the benchmark,
+# blktrace, fio scripts, replay), which run on 6.12 in make test.
+VMTEST_61_CORE := 05-,10-,20-,25-,47-,48-,50-
+VMTEST_61_REST := 30-,40-,45-,49-,55-,60-,70-,80-,90-
 vmtest-6.1-core: setup build
 	@$(MAKE) --no-print-directory vmtest VMTEST_ONLY=$(VMTEST_61_CORE)
 vmtest-6.1-rest: setup build
@@ -241,7 +260,7 @@ BLKTESTS_QUICK_TESTS := 003,004,005,009,021,029,035
 blktests-quick: setup module
 	@if [ -d "$(BLKTESTS_QUICK)" ]; then \
 		JOBS=$(JOBS) EFQ_BT_DIR=$(CURDIR)/build/blktests-quick \
-			scripts/vm/blktests --modes control,cfq,deadline-fq,as,noop \
+			scripts/vm/blktests --modes control,cfq,deadline-fq,as \
 			--tests $(BLKTESTS_QUICK_TESTS) --timeout-for 029=10,035=10,005=10 \
 			--retries 0 $(BLKTESTS_ARGS) $(BLKTESTS_QUICK); \
 	elif [ -n "$$CI" ]; then \
@@ -287,7 +306,10 @@ run: setup
 #                 and =m with sparse and modpost; plus vmtest-patched's dry
 #                 runs
 # vmtest-patched: a patched kernel with efq built in, booted under qemu; the
-#                 VM suite (tests/vm/) in built-in mode; 6.12 then 6.1, or
+#                 VM suite (tests/vm/) in built-in mode; each kernel twice,
+#                 without iocost (efq's own io.weight) and with it
+#                 (--iocost: io.weight through the series' iocost
+#                 notifier); 6.12 then 6.1, or
 #                 KVER=6.12 / KVER=6.1 alone (a kernel build each: about 10
 #                 minutes the first time, 4 later; part of make test-full;
 #                 efqsim lists the tunables: needs build)
@@ -311,7 +333,8 @@ intree-check-6.12: patches
 
 PATCHED_KERNELS = $(if $(KVER),$(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/'),6.12 6.1)
 vmtest-patched: patches build
-	@set -e; for k in $(PATCHED_KERNELS); do JOBS=$(JOBS) scripts/vmtest-patched --kernel $$k; done
+	@set -e; for k in $(PATCHED_KERNELS); do JOBS=$(JOBS) scripts/vmtest-patched --kernel $$k; \
+		JOBS=$(JOBS) scripts/vmtest-patched --iocost --kernel $$k; done
 
 # vmtest-debug: the same patched kernel with KASAN, lockdep, PROVE_RCU,
 #               DEBUG_ATOMIC_SLEEP, list and object debugging, kmemleak and

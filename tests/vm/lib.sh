@@ -438,3 +438,173 @@ blk_dump_all() {
 		[ -f "$_f" ] && echo "--- ${_f#/sys/block/}: $(timeout 3 cat "$_f" 2>&1)"
 	done
 }
+
+# --- refused writes and their kernel messages ---------------------------------------
+# printk's ratelimit lets each call site print 10 messages per 5 s and drops
+# the rest of that interval.  rl_pace KIND, before a write whose refusal must
+# leave a message of call site KIND (a name of the caller's choosing, [a-z]),
+# keeps every site at 9 messages per interval: the 10th asks rl_reset to wait
+# until 5.5 s after the last "efq: " line of the log (every interval begun
+# before it has then ended; without printk timestamps: 5.5 s).
+RL_KINDS=""
+rl_reset() {
+	_l=$(dmesg | grep 'efq: ' | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p')
+	_w=$(awk -v l="${_l:-x}" -v n="$(cut -d' ' -f1 /proc/uptime)" \
+		'BEGIN { if (l == "x") print 5.5; else { w = l + 5.5 - n; print (w > 0 ? w : 0) } }')
+	[ "$_w" = 0 ] || sleep "$_w"
+	for _k in $RL_KINDS; do eval "RL_n_$_k=0"; done
+}
+rl_pace() { # KIND
+	case " $RL_KINDS " in *" $1 "*) ;; *) RL_KINDS="$RL_KINDS $1" ;; esac
+	eval "_c=\${RL_n_$1:-0}"
+	[ "$_c" -lt 9 ] || rl_reset
+	eval "RL_n_$1=\$((\${RL_n_$1:-0} + 1))"
+}
+
+# expect_refused WHAT ERRNO FILE VALUE KIND MSG: the write fails with ERRNO
+# and the kernel logs a line matching the ERE "efq: MSG" (KIND: rl_pace's)
+expect_refused() {
+	rl_pace "$5"
+	_n0=$(dmesg | wc -l)
+	expect_err "$1" "$2" "$3" "$4"
+	_m=$(dmesg | tail -n +$((_n0 + 1)) | grep -E "efq: $6" | head -n 1)
+	if [ -n "$_m" ]; then
+		pass "$1: kernel says '$(echo "$_m" | sed 's/^\[[ 0-9.]*\] //')'"
+	else
+		fail "$1: a kernel line 'efq: $6' (new lines: $(dmesg | tail -n +$((_n0 + 1)) | tr '\n' ' ' | cut -c1-300))"
+	fi
+}
+
+# --- two weighted groups on a device-bound device ------------------------------------
+# pair_run SCHED: the same random-read job (libaio, iodepth 8, 4k) in two
+# cgroup directories at once, v2 or v1 alike.  Globals in: PD (the device's
+# name), PDEV (its MAJ:MIN), PA and PB (the cgroup directories), PWIN (the
+# window, s), PENTER (the file a task joins by: cgroup.procs, or v1's tasks).
+# Reads and efq's disk time are counted over the same PWIN s while both jobs
+# surely run (from 1 s after both have completed a read): reads from io.stat
+# (v2) or blkio.throttle.io_serviced (v1: counted at submission), both outside
+# efq; disk time from io.efq.disk_time or blkio.disk_time.  Sets pa, pb (IOPS),
+# pr (their ratio), pda, pdb (disk time, ms), pok (1: fio ran without error in
+# both; /tmp/pair.trees: debugfs service_trees at the window's start);
+# returns 1 if SCHED could not be selected.
+pair_reads() { # DIR
+	if [ -f "$1/io.stat" ]; then
+		awk -v d="$PDEV" '$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) { sub(/rios=/, "", $i); print $i; f = 1 } }
+			END { if (!f) print 0 }' "$1/io.stat"
+	else
+		awk -v d="$PDEV" '$1 == d && $2 == "Read" { print $3; f = 1 } END { if (!f) print 0 }' \
+			"$1/blkio.throttle.io_serviced" 2>/dev/null || echo 0
+	fi
+}
+pair_dtime() { # DIR
+	_f=$1/io.efq.disk_time
+	[ -f "$_f" ] || _f=$1/blkio.disk_time
+	awk -v d="$PDEV" '$1 == d { print $2; f = 1 } END { if (!f) print 0 }' "$_f" 2>/dev/null || echo 0
+}
+pair_job() { # NAME OFFSET RUNTIME
+	echo fio --name=$1 --filename=/dev/$PD --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+		--iodepth=8 --offset=$2 --size=1g --runtime=$3 --time_based --minimal
+}
+pair_go() { # DIR OUT CMD...: CMD in DIR once /tmp/go exists
+	_d=$1 _o=$2
+	shift 2
+	sh -c 'echo $$ > "$0" && while [ ! -e /tmp/go ]; do usleep 5000; done && exec "$@"' \
+		"$_d/${PENTER:-cgroup.procs}" "$@" >"$_o" 2>&1 &
+}
+pair_run() {
+	if ! set_sched $PD $1; then
+		fail "select $1 on $PD"
+		return 1
+	fi
+	# (a depth-2 device gets 4 scheduler tags: too few to choose among)
+	[ $1 = none ] || echo 64 >/sys/block/$PD/queue/nr_requests
+	rm -f /tmp/go
+	# shellcheck disable=SC2046
+	pair_go $PA /tmp/pa.fio $(pair_job pa 0 $((PWIN + 4)))
+	_pa=$!
+	# shellcheck disable=SC2046
+	pair_go $PB /tmp/pb.fio $(pair_job pb 2g $((PWIN + 4)))
+	_pb=$!
+	sleep 0.3
+	_a0=$(pair_reads $PA) _b0=$(pair_reads $PB)
+	touch /tmp/go
+	_t=0
+	while [ "$(pair_reads $PA)" = "$_a0" ] || [ "$(pair_reads $PB)" = "$_b0" ]; do
+		[ $_t -lt 300 ] || break
+		usleep 100000
+		_t=$((_t + 1))
+	done
+	sleep 1
+	_a0=$(pair_reads $PA) _b0=$(pair_reads $PB) _da0=$(pair_dtime $PA) _db0=$(pair_dtime $PB)
+	# the engine's groups while both are busy (their weights): /tmp/pair.trees
+	cat $DBG/block/$PD/sched/service_trees >/tmp/pair.trees 2>/dev/null || : >/tmp/pair.trees
+	sleep $PWIN
+	_a1=$(pair_reads $PA) _b1=$(pair_reads $PB) _da1=$(pair_dtime $PA) _db1=$(pair_dtime $PB)
+	wait_all 30 $_pa $_pb || log "pair $1: a fio did not end within 30 s (killed)"
+	rm -f /tmp/go
+	pok=0
+	fio_ok /tmp/pa.fio && fio_ok /tmp/pb.fio && pok=1
+	[ $pok = 1 ] || tail -n 3 /tmp/pa.fio /tmp/pb.fio
+	pa=$(((_a1 - _a0) / PWIN)) pb=$(((_b1 - _b0) / PWIN))
+	pr=$(ratio $((_a1 - _a0)) $((_b1 - _b0)))
+	pda=$((_da1 - _da0)) pdb=$((_db1 - _db0))
+	return 0
+}
+
+# pair_bottleneck INDEX: make nullbINDEX the bottleneck for pair_run (as
+# 40-fairness does): a slow device (nb_slow, depth 2) of 4, 12, then 32 ms
+# completions (PAIR_NSEC overrides the list), the first on which the two
+# jobs under none reach 80% of its IOPS, with that none run's figures (pa,
+# pb, pr) kept for the control; sets PD, PDEV, pns, pcap.  PAIR_SETUP, if
+# set, is run after each device is made.  Returns 1 if none was.
+pair_bottleneck() {
+	PD=nullb$1
+	for pns in ${PAIR_NSEC:-4000000 12000000 32000000}; do
+		SLOW_NSEC=$pns SLOW_DEPTH=2 nb_slow $1 || {
+			fail "create the slow device $PD"
+			return 1
+		}
+		PDEV=$(devnum $PD)
+		[ -z "$PAIR_SETUP" ] || $PAIR_SETUP
+		pcap=$((2 * 1000000000 / pns))
+		pair_run none || return 1
+		[ $((100 * (pa + pb))) -ge $((80 * pcap)) ] && return 0
+		if [ $((pa + pb)) = 0 ]; then
+			fail "pair: reads counted in $PA and $PB (none: 0; fio ok: $pok)"
+			return 1
+		fi
+		log "with none the jobs reach $((pa + pb)) of the $pcap IOPS of a $pns ns device: the CPU, not the device, is the bottleneck"
+		nb_remove $1
+	done
+	return 1
+}
+
+# io_back_to_v2: give the io controller back to cgroup v2 after a file that
+# moved it to a v1 blkio hierarchy (05-blkio-v1) and did not finish: every
+# v1 blkio mount's cgroups removed and the mount unmounted, then +io in the
+# v2 root (init calls it when the root's subtree_control lacks io).
+io_back_to_v2() {
+	for _m in $(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2 }' /proc/mounts); do
+		for _p in $(cat $(find "$_m" -mindepth 2 -name tasks) 2>/dev/null); do
+			kill -9 "$_p" 2>/dev/null
+		done
+		sleep 1
+		find "$_m" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		_t=0
+		while [ "$(awk '$1 == "blkio" { print $3 }' /proc/cgroups)" != 1 ] && [ $_t -lt 200 ]; do
+			usleep 100000
+			_t=$((_t + 1))
+		done
+		umount "$_m" || log "io_back_to_v2: umount $_m failed"
+	done
+	_t=0
+	until echo +io >$CG/cgroup.subtree_control 2>/dev/null; do
+		if [ $_t -ge 200 ]; then
+			fail "the io controller back on cgroup v2 after a v1 mount (+io in the v2 root)"
+			return 1
+		fi
+		usleep 100000
+		_t=$((_t + 1))
+	done
+	log "io_back_to_v2: the io controller is on cgroup v2 again, +io in the root"
+}
