@@ -913,11 +913,20 @@ static u64 efq_blkio_weight_read(struct cgroup_subsys_state *css,
 /*
  * blkio.weight and blkio.weight_device are in the root cgroup too, as
  * CFQ's were: container engines probe the mount's root for them.  The
- * root group has no weight of its own to set.
+ * root group has no weight of its own to set: a write there fails, but
+ * one of what blkio.weight shows, the default, which changes nothing (a
+ * restore of saved settings).
  */
-static bool efq_blkio_root(struct kernfs_open_file *of, const char *file)
+static bool efq_blkio_root(struct kernfs_open_file *of, const char *file,
+			   char *buf)
 {
+	unsigned int weight;
+	char *tok[1];
+
 	if (css_to_blkcg(of_css(of)) != &blkcg_root)
+		return false;
+	if (buf && efq_tokenize(buf, tok, 1) == 1 &&
+	    !efq_parse_uint(tok[0], &weight) && weight == EFQ_WEIGHT_DEFAULT)
 		return false;
 	pr_warn_ratelimited("efq: %s: the root cgroup has no weight; set it in a child\n",
 			    file);
@@ -927,8 +936,10 @@ static bool efq_blkio_root(struct kernfs_open_file *of, const char *file)
 static ssize_t efq_blkio_weight_write(struct kernfs_open_file *of, char *buf,
 				      size_t nbytes, loff_t off)
 {
-	if (efq_blkio_root(of, "blkio.weight"))
+	if (efq_blkio_root(of, "blkio.weight", buf))
 		return -EINVAL;
+	if (css_to_blkcg(of_css(of)) == &blkcg_root)
+		return nbytes;
 	return efq_write_line(of, buf, nbytes, efq_cgroup_write_blkio_weight);
 }
 
@@ -952,7 +963,7 @@ static ssize_t efq_blkio_weight_device_write(struct kernfs_open_file *of,
 					     char *buf, size_t nbytes,
 					     loff_t off)
 {
-	if (efq_blkio_root(of, "blkio.weight_device"))
+	if (efq_blkio_root(of, "blkio.weight_device", NULL))
 		return -EINVAL;
 	return efq_write_line(of, buf, nbytes,
 			      efq_cgroup_write_blkio_weight_device);

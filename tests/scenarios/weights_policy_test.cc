@@ -166,25 +166,34 @@ TEST_F(WeightsPolicy, DevicePolicyOverridesTheWeightUntilDeleted)
 // slice allows.
 class ToolWeights : public SchedTest {
 protected:
-	double Ratio(const char *file, const char *wa, const char *wb)
+	struct Write {
+		const char *cgroup, *file, *value;
+	};
+	// Readers in a and b for 6 s after @writes: a's busy time over b's.
+	double Run(std::initializer_list<Write> writes)
 	{
 		Config cfg;
 		cfg.scheduler = "cfq";
 		Make(cfg, 1, kMs);
 		TaskId ta = Task(Spec("a-reader", "a")), tb = Task(Spec("b-reader", "b"));
-		struct blkcg *a = sim_blkcg_find(nullptr, "a"), *b = sim_blkcg_find(nullptr, "b");
-		EXPECT_NE(a, nullptr);
-		EXPECT_NE(b, nullptr);
-		if (!a || !b)
-			return 0;
-		EXPECT_EQ(CgWrite(a, file, wa), 0) << file << " " << wa;
-		EXPECT_EQ(CgWrite(b, file, wb), 0) << file << " " << wb;
+		for (const Write &w : writes) {
+			struct blkcg *cg = sim_blkcg_find(nullptr, w.cgroup);
+			EXPECT_NE(cg, nullptr) << w.cgroup;
+			if (!cg)
+				return 0;
+			EXPECT_EQ(CgWrite(cg, w.file, w.value), 0) << w.file << " " << w.value;
+		}
 		const int64_t end = m_->now() + 6000 * kMs;
 		Loop(ta, 1, 65536, 1 * kGiB, end);
 		Loop(tb, 1, 65536, 2 * kGiB, end);
 		m_->run_until(end);
 		auto g = Groups();
-		double r = g["/a"].device_busy_ms / g["/b"].device_busy_ms;
+		return g["/a"].device_busy_ms / g["/b"].device_busy_ms;
+	}
+	double Ratio(const char *file, const char *wa, const char *wb)
+	{
+		double r = Run({{"a", file, wa}, {"b", file, wb}});
+		auto g = Groups();
 		printf("tool weights: %s %s : %s -> engine %u : %u, busy %.3f\n", file, wa, wb,
 		       g["/a"].weight, g["/b"].weight, r);
 		return r;
@@ -226,24 +235,11 @@ TEST_F(ToolWeights, BlkioWeight1000To250IsFourToOne)
 // there though its io.weight says 10000, against a's followed 400 (2000).
 TEST_F(ToolWeights, AWrittenIoEfqWeightWinsOverIoWeight)
 {
-	Config cfg;
-	cfg.scheduler = "cfq";
-	Make(cfg, 1, kMs);
-	TaskId ta = Task(Spec("a-reader", "a")), tb = Task(Spec("b-reader", "b"));
-	struct blkcg *a = sim_blkcg_find(nullptr, "a"), *b = sim_blkcg_find(nullptr, "b");
-	ASSERT_NE(a, nullptr);
-	ASSERT_NE(b, nullptr);
-	ASSERT_EQ(CgWrite(b, "io.efq.weight", "500"), 0);
-	ASSERT_EQ(CgWrite(a, "io.efq.io_weight", "default 400"), 0);
-	ASSERT_EQ(CgWrite(b, "io.efq.io_weight", "default 10000"), 0);
-	const int64_t end = m_->now() + 3000 * kMs;
-	Loop(ta, 1, 65536, 1 * kGiB, end);
-	Loop(tb, 1, 65536, 2 * kGiB, end);
-	m_->run_until(end);
-	auto g = Groups();
-	double r = g["/a"].device_busy_ms / g["/b"].device_busy_ms;
+	double r = Run({{"b", "io.efq.weight", "500"},
+			{"a", "io.efq.io_weight", "default 400"},
+			{"b", "io.efq.io_weight", "default 10000"}});
 	printf("tool weights: io.efq.weight 500 over io.weight 10000: a:b busy %.3f\n", r);
-	EXPECT_EQ(g["/b"].weight, 500u);
+	EXPECT_EQ(Groups()["/b"].weight, 500u);
 	EXPECT_NEAR(r, 4.0, 0.3);
 }
 

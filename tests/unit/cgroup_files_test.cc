@@ -295,6 +295,10 @@ TEST_F(CgroupFiles, LegacyFilesHaveCfqsAndV10sNames)
 	}
 	EXPECT_EQ(Read(&blkcg_root, "blkio.weight"), "500\n");
 	EXPECT_EQ(W(&blkcg_root, "blkio.weight", "800"), -EINVAL);
+	EXPECT_EQ(W(&blkcg_root, "blkio.weight", "abc"), -EINVAL);
+	// what it shows, written back (a restore), changes nothing
+	EXPECT_EQ(W(&blkcg_root, "blkio.weight", "500\n"), 0);
+	EXPECT_EQ(Read(&blkcg_root, "blkio.weight"), "500\n");
 	EXPECT_EQ(W(&blkcg_root, "blkio.weight_device", "8:0 800"), -EINVAL);
 	EXPECT_EQ(Read(&blkcg_root, "blkio.weight_device"), "");
 	for (const char *f :
