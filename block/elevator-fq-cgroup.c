@@ -725,7 +725,8 @@ int efq_cgroup_write_weight(struct blkcg *blkcg, char *buf)
 			goto bad;
 		return efq_cgroup_set_weight(blkcg, weight);
 	}
-	if (word && strcmp(word, "default"))
+	/* "MAJ:MIN 0" is a removal in io.efq.policy, malformed here */
+	if ((word && strcmp(word, "default")) || (!word && !weight))
 		goto bad;
 	if (!word && !efq_valid_weight(weight))
 		return -EINVAL;

@@ -285,6 +285,45 @@ TEST_F(CgroupWeightFile, DeviceLineRacingAPolicyWriteNeverLosesTheClass)
 	EXPECT_GT(at, 1); // the weight write has a sleep point at least
 }
 
+// Each refusal says why in its own words: a weight out of range, or a line
+// of the wrong shape ("MAJ:MIN 0" is a removal in io.efq.policy and
+// malformed in io.efq.weight).  tests/vm/55-random-writer.sh counts the
+// messages by these words.
+TEST_F(CgroupWeightFile, EachRefusalNamesItsReason)
+{
+	struct blkcg *cg = Cgroup("a");
+	static std::string last;
+	sim_printk_set_hook(
+		[](int level, const char *msg, void *) {
+			if (level == LOGLEVEL_WARNING)
+				last = msg;
+		},
+		nullptr);
+	struct {
+		const char *file, *line, *says;
+	} cases[] = {
+		{"io.efq.weight", "8:0 0", "io.efq.weight takes"},
+		{"io.efq.weight", "+500", "io.efq.weight takes"},
+		{"io.efq.weight", "0", "io.efq.weight: weight 0 out of range 100..1000"},
+		{"io.efq.weight", "8:0 50", "io.efq.weight: weight 50 out of range"},
+		{"io.efq.io_weight", "10001",
+		 "io.efq.io_weight: weight 10001 out of range 1..10000"},
+		{"io.efq.io_weight", "default x", "io.efq.io_weight takes"},
+		{"io.efq.policy", "8:0 50 1", "io.efq.policy: weight 50 out of range 100..1000"},
+		{"io.efq.policy", "8:0 x 1", "io.efq.policy must be"},
+		{"blkio.weight", "9", "blkio.weight: weight 9 out of range 10..1000"},
+		{"blkio.policy", "8:0 9 1", "blkio.policy: weight 9 out of range 10..1000"},
+	};
+	for (const auto &c : cases) {
+		last.clear();
+		Advance(6 * NSEC_PER_SEC); // past any ratelimit
+		EXPECT_EQ(sim_cgroup_write(cg, c.file, c.line), -EINVAL) << c.file << " " << c.line;
+		EXPECT_NE(last.find(c.says), std::string::npos)
+			<< c.file << " '" << c.line << "': " << last;
+	}
+	sim_printk_set_hook(nullptr, nullptr);
+}
+
 // Malformed writes may come from delegated users: each fails with an errno
 // and their warnings are ratelimited (10 per call site per 5 s, as the
 // kernel's default ratelimit state).
