@@ -24,10 +24,8 @@ SD_EXPECT_HI="default 800" SD_EXPECT_LO="default 200"
 if sd_device; then
 	sd_suite iow start_iow service 4.00 "systemd-run -p IOWeight=800 vs 200"
 	# what systemd wrote (read during the last run)
-	case $wh in *"io.weight=[default 800]"*) pass "systemd wrote IOWeight=800 to io.weight" ;;
-	*) fail "systemd wrote IOWeight=800 to io.weight (read: $wh)" ;; esac
-	case $wl in *"io.weight=[default 200]"*) pass "systemd wrote IOWeight=200 to io.weight" ;;
-	*) fail "systemd wrote IOWeight=200 to io.weight (read: $wl)" ;; esac
+	sd_wrote "systemd wrote IOWeight=800 to io.weight" "$wh" "io.weight=[default 800]"
+	sd_wrote "systemd wrote IOWeight=200 to io.weight" "$wl" "io.weight=[default 200]"
 	nb_remove 5 || fail "remove $D"
 else
 	fail "iow: create the device-bound null_blk $D"

@@ -75,10 +75,8 @@ if sd_device; then
 	bundle hi 750 0
 	bundle lo 250 2g
 	sd_suite ctr start_ctr scope 3.08 "runc blockIO.weight 750 vs 250 (io.weight 7475 vs 2425)"
-	case $wh in *"io.weight=[default 7475]"*) pass "runc wrote blockIO.weight 750 to io.weight as 7475" ;;
-	*) fail "runc wrote blockIO.weight 750 to io.weight as 7475 (read: $wh)" ;; esac
-	case $wl in *"io.weight=[default 2425]"*) pass "runc wrote blockIO.weight 250 to io.weight as 2425" ;;
-	*) fail "runc wrote blockIO.weight 250 to io.weight as 2425 (read: $wl)" ;; esac
+	sd_wrote "runc wrote blockIO.weight 750 to io.weight as 7475" "$wh" "io.weight=[default 7475]"
+	sd_wrote "runc wrote blockIO.weight 250 to io.weight as 2425" "$wl" "io.weight=[default 2425]"
 	nb_remove 5 || fail "remove $D"
 else
 	fail "ctr: create the device-bound null_blk $D"

@@ -257,3 +257,12 @@ sd_suite() {
 	printf '%s' "$_rows"
 	table_end
 }
+
+# sd_wrote LABEL READ WANT: passes if READ (a cgroup's files as read during
+# the last run, "io.weight=[...] ...") holds WANT, the tool's write
+sd_wrote() {
+	case $2 in
+	*"$3"*) pass "$1" ;;
+	*) fail "$1 (read: $2)" ;;
+	esac
+}
