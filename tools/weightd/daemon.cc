@@ -287,16 +287,9 @@ ModuleEvent parse_module_uevent(const char *buf, size_t len, const std::string &
 	// The kernel's messages: "ACTION@DEVPATH" then KEY=VALUE strings,
 	// each NUL-terminated.  udev's re-broadcasts (another group) start
 	// with "libudev".
-	std::string_view msg(buf, len);
 	std::string_view action, devpath;
-	size_t pos = 0;
 	bool first = true;
-	while (pos < msg.size()) {
-		size_t end = msg.find('\0', pos);
-		if (end == std::string_view::npos)
-			end = msg.size();
-		std::string_view field = msg.substr(pos, end - pos);
-		pos = end + 1;
+	for (std::string_view field : split(std::string_view(buf, len), '\0')) {
 		if (first) {
 			first = false;
 			if (field.find('@') == std::string_view::npos)

@@ -84,13 +84,7 @@ std::vector<PathWeight> parse_systemctl_show(std::string_view out, std::vector<s
 {
 	static constexpr std::string_view kName = "IODeviceWeight=";
 	std::vector<PathWeight> r;
-	size_t pos = 0;
-	while (pos < out.size()) {
-		size_t nl = out.find('\n', pos);
-		if (nl == std::string_view::npos)
-			nl = out.size();
-		std::string_view line = out.substr(pos, nl - pos);
-		pos = nl + 1;
+	for (std::string_view line : split(out, '\n')) {
 		if (line.substr(0, kName.size()) == kName)
 			line.remove_prefix(kName.size());
 		else if (line.find('=') != std::string_view::npos &&

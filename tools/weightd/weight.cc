@@ -83,14 +83,8 @@ ParseResult parse_weights(std::string_view text)
 		r.errors.push_back("empty (no default line)");
 		return r;
 	}
-	if (text.back() == '\n')
-		text.remove_suffix(1);
 	size_t lineno = 0;
-	size_t pos = 0;
-	for (;;) {
-		size_t nl = text.find('\n', pos);
-		std::string_view line =
-			text.substr(pos, nl == std::string_view::npos ? text.npos : nl - pos);
+	for (std::string_view line : split(text, '\n')) {
 		lineno++;
 		auto bad = [&](const char *why) {
 			r.errors.push_back("line " + std::to_string(lineno) + " " + quoted(line) +
@@ -117,11 +111,22 @@ ParseResult parse_weights(std::string_view text)
 				bad("neither 'default' nor MAJ:MIN");
 			}
 		}
-		if (nl == std::string_view::npos)
-			break;
-		pos = nl + 1;
 	}
 	return r;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep)
+{
+	std::vector<std::string_view> out;
+	size_t pos = 0;
+	do {
+		size_t end = s.find(sep, pos);
+		if (end == std::string_view::npos)
+			end = s.size();
+		out.push_back(s.substr(pos, end - pos));
+		pos = end + 1;
+	} while (pos < s.size());
+	return out;
 }
 
 WeightFile followed_weights(const WeightFile &io_weight, const std::optional<WeightFile> &bfq)

@@ -49,6 +49,11 @@ struct ParseResult {
 // second line for the same device) is an error and the line is skipped.
 ParseResult parse_weights(std::string_view text);
 
+// The pieces of s between separators sep; a separator at the very end
+// starts no piece ("a\n" is one line), so there is at least one ("" gives
+// one empty piece).
+std::vector<std::string_view> split(std::string_view s, char sep);
+
 // A decimal number without sign, at most max; nullopt otherwise.
 std::optional<unsigned long> parse_number(std::string_view s, unsigned long max);
 // `MAJ:MIN` with MAJ < 4096 and MIN < 2^20 (the kernel's dev_t); nullopt
