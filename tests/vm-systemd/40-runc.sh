@@ -15,54 +15,6 @@
 # copies it into efq.  Expected: io.efq.disk_time ratio 3.08 +/- 15%, IOPS
 # ratio 2.47..3.85 under efq, about 1:1 under none.
 
-# bundle SIDE WEIGHT OFFSET: the OCI bundle /run/efq/bundles/SIDE
-bundle() {
-	_b=/run/efq/bundles/$1
-	rm -rf $_b
-	mkdir -p $_b/rootfs/usr $_b/rootfs/proc $_b/rootfs/dev $_b/rootfs/sys $_b/rootfs/tmp $_b/rootfs/go
-	for _l in bin sbin lib lib64; do
-		ln -s usr/$_l $_b/rootfs/$_l
-	done
-	_maj=${DEV%%:*} _min=${DEV#*:}
-	_args=$(fio_job $1 $3 | sed 's/[^ ]*/"&"/g; s/ /, /g')
-	_wrap=$(printf '%s' "$SD_WRAP" | sed 's/"/\\"/g')
-	cat >$_b/config.json <<JSON
-{
-	"ociVersion": "1.0.2",
-	"process": {
-		"terminal": false,
-		"user": { "uid": 0, "gid": 0 },
-		"args": [ "/bin/sh", "-c", "$_wrap", "/go", $_args ],
-		"env": [ "PATH=/usr/sbin:/usr/bin" ],
-		"cwd": "/",
-		"noNewPrivileges": true
-	},
-	"root": { "path": "rootfs", "readonly": true },
-	"hostname": "efq-ctr-$1",
-	"mounts": [
-		{ "destination": "/proc", "type": "proc", "source": "proc" },
-		{ "destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": [ "nosuid", "strictatime", "mode=755", "size=65536k" ] },
-		{ "destination": "/sys", "type": "sysfs", "source": "sysfs", "options": [ "nosuid", "noexec", "nodev", "ro" ] },
-		{ "destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": [ "nosuid", "nodev", "mode=1777" ] },
-		{ "destination": "/usr", "type": "bind", "source": "/usr", "options": [ "rbind", "ro" ] },
-		{ "destination": "/go", "type": "bind", "source": "$GO", "options": [ "rbind", "ro" ] }
-	],
-	"linux": {
-		"cgroupsPath": "efq.slice:efq:ctr-$1",
-		"devices": [ { "path": "/dev/$D", "type": "b", "major": $_maj, "minor": $_min, "fileMode": 432, "uid": 0, "gid": 0 } ],
-		"resources": {
-			"devices": [
-				{ "allow": false, "access": "rwm" },
-				{ "allow": true, "type": "b", "major": $_maj, "minor": $_min, "access": "rw" }
-			],
-			"blockIO": { "weight": $2 }
-		},
-		"namespaces": [ { "type": "pid" }, { "type": "ipc" }, { "type": "uts" }, { "type": "mount" }, { "type": "network" } ]
-	}
-}
-JSON
-}
-
 # start_ctr SIDE OFFSET OUT
 start_ctr() {
 	runc --systemd-cgroup run --bundle /run/efq/bundles/$1 efq-ctr-$1 >$3 2>&1 &
@@ -72,8 +24,8 @@ log "$(runc --version | head -n 1)"
 # what efq-weightd is to copy into io.efq.io_weight
 SD_EXPECT_HI="default 7475" SD_EXPECT_LO="default 2425"
 if sd_device; then
-	bundle hi 750 0
-	bundle lo 250 2g
+	bundle hi 750 0 efq.slice:efq:ctr-hi
+	bundle lo 250 2g efq.slice:efq:ctr-lo
 	sd_suite ctr start_ctr scope 3.08 "runc blockIO.weight 750 vs 250 (io.weight 7475 vs 2425)"
 	sd_wrote "runc wrote blockIO.weight 750 to io.weight as 7475" "$wh" "io.weight=[default 7475]"
 	sd_wrote "runc wrote blockIO.weight 250 to io.weight as 2425" "$wl" "io.weight=[default 2425]"

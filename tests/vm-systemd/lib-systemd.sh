@@ -18,6 +18,16 @@
 # there (SD_EXPECT_HI, SD_EXPECT_LO: text it must contain) within 20 s;
 # how long that took is logged.
 #
+# On cgroup v1 (the bookworm guest, tests/vm-systemd/v1/: systemd on the
+# legacy hierarchy, blkio on a v1 mount of its own) the same pair runs on
+# the blkio mount: CG is /sys/fs/cgroup/blkio, a unit's cgroup is its
+# ControlGroup there, disk time is efq's blkio.disk_time, and IOPS come
+# from blk-throttle's blkio.throttle.io_serviced (Read; outside efq), which
+# 6.1 counts only for a group with a limit of its own: each reader's cgroup
+# gets a read limit on the device that no reader comes near
+# (tests/vm/05-blkio-v1.sh does the same), written before the go.  SD_V1
+# is 1 there.
+#
 # Kernel command line: vmtest.nsec=NS the device's completion time (default
 # 12 ms: on 6.12 under TCG a 4 ms one is not saturated, 40-fairness),
 # vmtest.window=S the window (default 6 s), vmtest.scheds=S1,S2 the
@@ -42,6 +52,31 @@ GO=/run/efq/go
 # exists, then wait for DIR/end; CMD's status
 SD_WRAP='while [ ! -e "$0/go" ]; do sleep 0.05; done; "$@"; rc=$?; while [ ! -e "$0/end" ]; do sleep 0.1; done; exit $rc'
 
+# cgroup v1: the blkio mount, its files, and the reads counter
+SD_V1=0 SD_CGFILE=io.stat SD_DTIME=io.efq.disk_time SD_IOSRC=io.stat
+if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" != cgroup2fs ] &&
+	[ "$(stat -f -c %T /sys/fs/cgroup/blkio 2>/dev/null)" = cgroupfs ]; then
+	SD_V1=1 SD_CGFILE=blkio.weight SD_DTIME=blkio.disk_time SD_IOSRC=blkio.throttle.io_serviced
+	CG=/sys/fs/cgroup/blkio
+	# rios CGROUP MAJ:MIN (tests/vm/lib.sh's, read from io.stat there): the
+	# reads blk-throttle counted for CGROUP (see sd_v1_count)
+	rios() {
+		awk -v d="$2" '$1 == d && $2 == "Read" { print $3; f = 1 } END { if (!f) print 0 }' \
+			"$CG/$1/blkio.throttle.io_serviced" 2>/dev/null || echo 0
+	}
+fi
+
+# sd_v1_count TAG SCHED CGROUP...: a read IOPS limit of 1000000 on $DEV in
+# each CGROUP, so that blk-throttle counts their reads (cgroup v1)
+sd_v1_count() {
+	_vt=$1 _vs=$2
+	shift 2
+	for _vc in "$@"; do
+		echo "$DEV 1000000" >"$CG/$_vc/blkio.throttle.read_iops_device" ||
+			fail "$_vt $_vs: a 1000000 read IOPS limit on $D in $_vc (blk-throttle's counters)"
+	done
+}
+
 # unit_cg UNIT: the unit's cgroup, relative to $CG (empty while it has none)
 unit_cg() {
 	_ucg=$(systemctl show -P ControlGroup "$1" 2>/dev/null)
@@ -49,12 +84,12 @@ unit_cg() {
 }
 
 # wait_unit_cg UNIT: wait (30 s at most) until UNIT has a cgroup with
-# io.stat; prints it, status 1 on timeout
+# io.stat (v1: blkio.weight); prints it, status 1 on timeout
 wait_unit_cg() {
 	_t=0
 	while :; do
 		_wcg=$(unit_cg "$1")
-		[ -n "$_wcg" ] && [ -f "$CG/$_wcg/io.stat" ] && break
+		[ -n "$_wcg" ] && [ -f "$CG/$_wcg/$SD_CGFILE" ] && break
 		[ $_t -lt 300 ] || return 1
 		usleep 100000
 		_t=$((_t + 1))
@@ -64,7 +99,7 @@ wait_unit_cg() {
 
 # weights CGROUP: what the weight files of the cgroup read (one line)
 weights() {
-	for _f in io.weight io.bfq.weight io.efq.weight io.efq.io_weight; do
+	for _f in io.weight io.bfq.weight io.efq.weight io.efq.io_weight blkio.weight blkio.weight_device blkio.bfq.weight; do
 		[ -f "$CG/$1/$_f" ] && printf '%s=[%s] ' "$_f" "$(tr '\n' ',' <"$CG/$1/$_f" | sed 's/,$//')"
 	done
 	echo
@@ -104,10 +139,12 @@ sd_device() {
 # sd_pair TAG SCHED START UNIT_SUFFIX: both readers under SCHED.  START SIDE
 # OFFSET OUT starts reader SIDE (hi or lo) in the background (its pid in
 # $!), in the unit efq-TAG-SIDE.UNIT_SUFFIX, waiting for $GO/go; its fio
-# output goes to OUT.  Sets ih il (IOPS over the window), r (their ratio),
-# dh dl (disk time in ms over the window), fh fl (fio's own IOPS over its
-# whole run), wh wl (the weight files).  Status 1 if SCHED was not selected
-# or a unit had no cgroup.
+# output goes to OUT.  The unit's cgroup is found by wait_unit_cg, or by
+# the function named in SD_CGOF, given the same unit name (a container
+# without a unit: runc's cgroupfs driver).  Sets ih il (IOPS over the
+# window), r (their ratio), dh dl (disk time in ms over the window), fh fl
+# (fio's own IOPS over its whole run), wh wl (the weight files).  Status 1
+# if SCHED was not selected or a unit had no cgroup.
 sd_pair() {
 	_tag=$1 _s=$2 _start=$3 _sfx=$4
 	ih=0 il=0 r=- dh=0 dl=0 fh=0 fl=0 wh=- wl=- SD_EARLY=""
@@ -125,22 +162,23 @@ sd_pair() {
 	_ph=$!
 	$_start lo 2g /tmp/$_tag-lo.fio
 	_pl=$!
-	if ! _ch=$(wait_unit_cg efq-$_tag-hi.$_sfx) || ! _cl=$(wait_unit_cg efq-$_tag-lo.$_sfx); then
-		fail "$_tag $_s: the units efq-$_tag-hi.$_sfx and efq-$_tag-lo.$_sfx have cgroups with io.stat within 30 s"
+	if ! _ch=$(${SD_CGOF:-wait_unit_cg} efq-$_tag-hi.$_sfx) || ! _cl=$(${SD_CGOF:-wait_unit_cg} efq-$_tag-lo.$_sfx); then
+		fail "$_tag $_s: the units efq-$_tag-hi.$_sfx and efq-$_tag-lo.$_sfx have cgroups with $SD_CGFILE within 30 s"
 		touch $GO/go $GO/end
 		wait_all $((SD_RT + 60)) $_ph $_pl
 		return 1
 	fi
 	wait_efq_weight $_tag $_s hi "$_ch" "$SD_EXPECT_HI"
 	wait_efq_weight $_tag $_s lo "$_cl" "$SD_EXPECT_LO"
+	[ $SD_V1 = 0 ] || sd_v1_count $_tag $_s "$_ch" "$_cl"
 	_bh=$(rios "$_ch" $DEV) _bl=$(rios "$_cl" $DEV)
 	touch $GO/go
 	both_read $DEV "$_ch" "$_bh" "$_cl" "$_bl" || fail "$_tag $_s: both readers read within 30 s"
 	sleep 1
-	_h0=$(cg_value "$_ch" io.efq.disk_time $DEV) _l0=$(cg_value "$_cl" io.efq.disk_time $DEV)
+	_h0=$(cg_value "$_ch" $SD_DTIME $DEV) _l0=$(cg_value "$_cl" $SD_DTIME $DEV)
 	_rh0=$(rios "$_ch" $DEV) _rl0=$(rios "$_cl" $DEV)
 	sleep $SD_WIN
-	_h1=$(cg_value "$_ch" io.efq.disk_time $DEV) _l1=$(cg_value "$_cl" io.efq.disk_time $DEV)
+	_h1=$(cg_value "$_ch" $SD_DTIME $DEV) _l1=$(cg_value "$_cl" $SD_DTIME $DEV)
 	_rh1=$(rios "$_ch" $DEV) _rl1=$(rios "$_cl" $DEV)
 	wh=$(weights "$_ch") wl=$(weights "$_cl")
 	# fio's run must have covered the window (its terse line comes when
@@ -217,9 +255,9 @@ sd_judge() {
 	_dr=$(ratio $dh $dl)
 	_lo=$(awk -v e="$_e" 'BEGIN { printf "%.2f", e * 0.85 }') _hi=$(awk -v e="$_e" 'BEGIN { printf "%.2f", e * 1.15 }')
 	if within "$_dr" $_lo $_hi; then
-		pass "$_t $_s: io.efq.disk_time ratio $_dr in $_lo..$_hi ($dh/$dl ms)"
+		pass "$_t $_s: $SD_DTIME ratio $_dr in $_lo..$_hi ($dh/$dl ms)"
 	else
-		fail "$_t $_s: io.efq.disk_time ratio $_dr in $_lo..$_hi ($dh/$dl ms)"
+		fail "$_t $_s: $SD_DTIME ratio $_dr in $_lo..$_hi ($dh/$dl ms)"
 	fi
 	_lo=$(awk -v e="$_e" 'BEGIN { printf "%.2f", e * 0.8 }') _hi=$(awk -v e="$_e" 'BEGIN { printf "%.2f", e * 1.25 }')
 	if within "$r" $_lo $_hi; then
@@ -252,7 +290,7 @@ sd_suite() {
 "
 	done
 	set_sched $D none
-	table_begin "$_tag: $_wt, the same randread 4k job (libaio, iodepth 8) per unit, device-bound null_blk (completions of $SD_NSEC ns, depth $SD_DEPTH: $CAP IOPS); IOPS and disk time over the same $SD_WIN s window, fio's IOPS over its whole run ($SD_RT s); expected disk-time ratio $_ex under efq, 1 under none"
+	table_begin "$_tag: $_wt, the same randread 4k job (libaio, iodepth 8) per unit, device-bound null_blk (completions of $SD_NSEC ns, depth $SD_DEPTH: $CAP IOPS); IOPS ($SD_IOSRC) and disk time ($SD_DTIME) over the same $SD_WIN s window, fio's IOPS over its whole run ($SD_RT s); expected disk-time ratio $_ex under efq, 1 under none"
 	printf '%-12s %8s %8s %6s %8s %8s %6s %10s\n' scheduler "IOPS hi" "IOPS lo" ratio "fio hi" "fio lo" ratio "disk_time"
 	printf '%s' "$_rows"
 	table_end
@@ -265,4 +303,59 @@ sd_wrote() {
 	*"$3"*) pass "$1" ;;
 	*) fail "$1 (read: $2)" ;;
 	esac
+}
+
+# bundle SIDE WEIGHT OFFSET CGROUPS_PATH: the OCI bundle
+# /run/efq/bundles/SIDE of a container that runs the reader SIDE (fio_job)
+# with linux.resources.blockIO.weight WEIGHT and linux.cgroupsPath
+# CGROUPS_PATH ("SLICE:PREFIX:NAME" for runc's systemd cgroup driver, a path
+# for its cgroupfs driver): the guest's own fio, its /usr bind-mounted
+# read-only into a rootfs of four symlinks (Debian 12 and 13 have a merged
+# /usr), the null_blk device $D passed in (linux.devices, allowed in
+# linux.resources.devices), $GO bind-mounted on /go
+bundle() {
+	_b=/run/efq/bundles/$1
+	rm -rf $_b
+	mkdir -p $_b/rootfs/usr $_b/rootfs/proc $_b/rootfs/dev $_b/rootfs/sys $_b/rootfs/tmp $_b/rootfs/go
+	for _l in bin sbin lib lib64; do
+		ln -s usr/$_l $_b/rootfs/$_l
+	done
+	_maj=${DEV%%:*} _min=${DEV#*:}
+	_args=$(fio_job $1 $3 | sed 's/[^ ]*/"&"/g; s/ /, /g')
+	_wrap=$(printf '%s' "$SD_WRAP" | sed 's/"/\\"/g')
+	cat >$_b/config.json <<JSON
+{
+	"ociVersion": "1.0.2",
+	"process": {
+		"terminal": false,
+		"user": { "uid": 0, "gid": 0 },
+		"args": [ "/bin/sh", "-c", "$_wrap", "/go", $_args ],
+		"env": [ "PATH=/usr/sbin:/usr/bin" ],
+		"cwd": "/",
+		"noNewPrivileges": true
+	},
+	"root": { "path": "rootfs", "readonly": true },
+	"hostname": "efq-ctr-$1",
+	"mounts": [
+		{ "destination": "/proc", "type": "proc", "source": "proc" },
+		{ "destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": [ "nosuid", "strictatime", "mode=755", "size=65536k" ] },
+		{ "destination": "/sys", "type": "sysfs", "source": "sysfs", "options": [ "nosuid", "noexec", "nodev", "ro" ] },
+		{ "destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": [ "nosuid", "nodev", "mode=1777" ] },
+		{ "destination": "/usr", "type": "bind", "source": "/usr", "options": [ "rbind", "ro" ] },
+		{ "destination": "/go", "type": "bind", "source": "$GO", "options": [ "rbind", "ro" ] }
+	],
+	"linux": {
+		"cgroupsPath": "$4",
+		"devices": [ { "path": "/dev/$D", "type": "b", "major": $_maj, "minor": $_min, "fileMode": 432, "uid": 0, "gid": 0 } ],
+		"resources": {
+			"devices": [
+				{ "allow": false, "access": "rwm" },
+				{ "allow": true, "type": "b", "major": $_maj, "minor": $_min, "access": "rw" }
+			],
+			"blockIO": { "weight": $2 }
+		},
+		"namespaces": [ { "type": "pid" }, { "type": "ipc" }, { "type": "uts" }, { "type": "mount" }, { "type": "network" } ]
+	}
+}
+JSON
 }
