@@ -139,6 +139,48 @@ nb_slow() { # INDEX
 
 devnum() { cat /sys/block/$1/dev; }
 
+# disk_of KIND: the guest's name of the qemu disk scripts/vm/vmtest attached
+# (KIND nvme, sata or virtio): nvme*n1, the sd* disk behind an ATA port,
+# vd*.  Status 1 if the guest has none.
+disk_of() {
+	case $1 in
+	nvme) _g='nvme*n1' ;;
+	sata) _g='sd*' ;;
+	virtio) _g='vd*' ;;
+	*) return 1 ;;
+	esac
+	for _b in /sys/block/$_g; do
+		[ -e "$_b" ] || continue
+		if [ $1 = sata ]; then
+			readlink -f $_b | grep -q '/ata[0-9]' || continue
+		fi
+		basename $_b
+		return 0
+	done
+	return 1
+}
+
+# host_do ACTION DRIVE: ask the host to act on one of the qemu disks
+# (ACTION device_del or device_add, DRIVE the -drive id scripts/vm/vmtest
+# gave it: dnvme, dsata, dvirtio): a console line that scripts/vm/run-qemu
+# carries out through QMP.  Nothing comes back: the caller waits for its
+# disk to go or come (run-qemu logs a "vmtest-host-reply:" line).
+host_do() { echo "vmtest-host: $1 $2"; }
+
+# tasks_in_d: the tasks in D state ("PID:COMM ...") in each of 3 samples
+# 1 s apart (a task that waits for IO a moment is not stuck)
+tasks_in_d() {
+	for _i in 1 2 3; do
+		for _f in /proc/[0-9]*/stat; do
+			sed -n 's/^\([0-9]*\) (\(.*\)) D .*/\1:\2/p' "$_f" 2>/dev/null
+		done | sort -u >/tmp/tasks_in_d.$_i
+		[ $_i = 3 ] || sleep 1
+	done
+	# (each sample has every task once: 3 counts mean all 3 samples)
+	cat /tmp/tasks_in_d.1 /tmp/tasks_in_d.2 /tmp/tasks_in_d.3 | sort | uniq -c | sed -n 's/^ *3 //p' |
+		tr '\n' ' '
+}
+
 # set_sched DEV SCHED: select SCHED and check it took.  A switch freezes the
 # queue, which waits for every request the old scheduler holds: if that does
 # not end within 20 s, the old scheduler lost requests.  Then the blk-mq
