@@ -112,14 +112,13 @@ struct cfq_queue {
  * struct cfq_data - cfq's per-device data
  * @efqd: the engine's device
  * @oom_cfqq: cfq's side of the engine's fallback queue
- * @sync_flight: sync requests in the driver
  * @hw_tag: the device queues commands
  * @hw_tag_samples: samples taken towards the next @hw_tag decision
  * @rq_in_driver_peak: the most requests seen in the driver while sampling
- * @last_end_sync_rq: completion time of the last sync request (ns)
  * @last_position: sector after the last dispatched request
  * @blocked: the last dispatch held back on cfq's own rules (quantum, async
  *	waiting for sync); cleared by a completion or a new queue in service
+ * @last_end_sync_rq: completion time of the last sync request (ns)
  * @quantum: tunable, requests
  * @fifo_expire: tunables, [0] async and [1] sync, ns
  * @back_seek_max: tunable, KiB
@@ -133,13 +132,12 @@ struct cfq_queue {
 struct cfq_data {
 	struct efq_data *efqd;
 	struct cfq_queue oom_cfqq;
-	unsigned int sync_flight;
 	bool hw_tag;
 	unsigned int hw_tag_samples;
 	unsigned int rq_in_driver_peak;
-	u64 last_end_sync_rq;
 	sector_t last_position;
 	bool blocked;
+	u64 last_end_sync_rq;
 	unsigned int quantum;
 	u64 fifo_expire[2];
 	unsigned int back_seek_max;
@@ -626,6 +624,16 @@ static void cfq_arm_slice_timer(struct efq_data *efqd, void *sq)
 		efq_mark_queue_must_expire(cfqq->ioq);
 		return;
 	}
+	/*
+	 * Requests of the queue still in flight: their completions come
+	 * back here, and the engine holds the queue meanwhile (its idle
+	 * window).  A wait armed now, short for a seeky process, could run
+	 * out between two completions of a deep queue, which a queueing or
+	 * throttled device spaces unevenly, and expire the queue with its
+	 * group's share in flight.
+	 */
+	if (cfqq->ioq->dispatched)
+		return;
 	/* a queueing SSD has no seek to save: keep it busy instead */
 	if (blk_queue_nonrot(efqd->queue) && cfqd->hw_tag)
 		return;
@@ -903,10 +911,16 @@ static u64 cfq_prio_to_maxrq(struct cfq_data *cfqd, struct efq_queue *ioq)
 static bool cfq_may_dispatch(struct cfq_data *cfqd, struct efq_queue *ioq)
 {
 	struct efq_data *efqd = cfqd->efqd;
+	struct efq_group *iog = efq_queue_group(ioq);
 	unsigned int max_dispatch = cfqd->quantum;
 
-	/* async waits while sync requests are in flight */
-	if (cfqd->sync_flight && !efq_queue_sync(ioq))
+	/*
+	 * async waits while sync requests of its group are in flight.  Of
+	 * its group only: another group's readers get the disk in their own
+	 * turns, by vdisktime, and a device-wide rule would let a reader at
+	 * weight 100 take nearly all the disk from a writer at 1000.
+	 */
+	if (iog->sync_flight && !efq_queue_sync(ioq))
 		return false;
 	if (efq_queue_class_idle(ioq))
 		max_dispatch = 1;
@@ -916,7 +930,12 @@ static bool cfq_may_dispatch(struct cfq_data *cfqd, struct efq_queue *ioq)
 		if (ioq->dispatched >= 4 * max_dispatch)
 			return false;
 	}
-	/* after sync activity, async depth grows by one per sync slice */
+	/*
+	 * after sync activity anywhere on the device, async depth grows by
+	 * one per sync slice: a reader that just got the disk back after
+	 * another group's writeback does not find the device's queue full
+	 * of writes
+	 */
 	if (cfqd->low_latency && !efq_queue_sync(ioq)) {
 		u64 since = ktime_get_ns() - cfqd->last_end_sync_rq;
 		u64 depth = div64_u64(since, max_t(u64, efqd->slice[1], 1));
@@ -984,8 +1003,6 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		goto out;
 	cfq_remove_request(cfqq, rq);
 	efq_rq_dispatched(efqd, rq);
-	if (rq_is_sync(rq))
-		cfqd->sync_flight++;
 	cfqd->last_position = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	cfqq->slice_dispatch++;
 
@@ -1026,14 +1043,10 @@ static void cfq_release_request(struct request *rq, bool done)
 	cfqd = efqd->sched_data;
 	spin_lock_irqsave(&efqd->lock, flags);
 	if (efq_rq_was_dispatched(rq)) {
-		bool sync = rq_is_sync(rq);
-
-		if (sync && !WARN_ON_ONCE(!cfqd->sync_flight))
-			cfqd->sync_flight--;
 		if (done) {
-			u64 now = ktime_get_ns();
+			if (rq_is_sync(rq)) {
+				u64 now = ktime_get_ns();
 
-			if (sync) {
 				cfqd->last_end_sync_rq = now;
 				if (cic)
 					cic->last_end_request = now;

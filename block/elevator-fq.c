@@ -61,6 +61,7 @@
 #include <linux/slab.h>
 #include <linux/math64.h>
 #include <linux/ktime.h>
+#include <linux/jiffies.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/sbitmap.h>
@@ -1166,6 +1167,7 @@ static void efq_queue_served(struct efq_data *efqd, struct efq_queue *ioq,
 static void efq_timer_arm(struct efq_data *efqd, u64 ns)
 {
 	efqd->idle_armed = true;
+	efqd->idle_end = ktime_get_ns() + ns;
 	hrtimer_start(&efqd->idle_timer, ns_to_ktime(ns), HRTIMER_MODE_REL);
 }
 
@@ -1889,6 +1891,66 @@ static bool efq_readers_below(struct efq_queue *ioq, struct efq_entity *top)
 	return false;
 }
 
+/**
+ * efq_async_yields() - does writeback in service end its turn for @rq?
+ * @efqd: the device
+ * @new_ioq: the queue @rq was added to, not the queue in service
+ * @rq: the new request, which did not preempt
+ *
+ * Yes when the queue in service serves only async requests (writeback: an
+ * async queue, or a single-queue scheduler's queue with no sync request
+ * queued), its group has no sync request in flight (a reader's turn,
+ * between a read and the next) and no reader waiting in it, the queue is
+ * not waiting for a request of its own, and it has sent something in this
+ * activation; @rq is sync and of another group; and
+ * @rq's side is in turn: lifted to the sibling of the side in service
+ * under their common parent, it is of the same class and its vdisktime is
+ * not past the one the side in service started its turn with.  The next
+ * selection would choose @rq's side (or another side as far behind) as
+ * soon as the turn in service ended, so ending it early gives nobody disk
+ * time out of turn: the queue in service is charged what it used, as at
+ * any expiry.  Otherwise a process blocked on a sync request (a read, an
+ * fsync's data or journal write) waits out a whole slice of another
+ * group's writeback at every step, and an fsync'd commit takes several
+ * such steps in up to three groups: the committing process's, the journal
+ * thread's, and the one whose ordered data the journal waits for.
+ *
+ * The turn ends through must_expire, at the next selection, so the
+ * scheduler may still refuse the expiry while it drains (AS), and with
+ * fairness the requests in flight complete first.  The guard on the
+ * activation keeps writeback alive under a stream of reads: it gets a
+ * dispatch round every turn.
+ *
+ * Return: true if the queue in service should end its turn.
+ */
+static bool efq_async_yields(struct efq_data *efqd, struct efq_queue *new_ioq,
+			     struct request *rq)
+{
+	struct efq_queue *ioq = efqd->active_queue;
+	struct efq_entity *new_e = &new_ioq->entity, *act_e;
+
+	if (!ioq || !rq_is_sync(rq) || new_ioq->group == ioq->group)
+		return false;
+	if (ioq->sync_pending || ioq->group->sync_flight ||
+	    efq_queue_is_idling(efqd, ioq) || efq_queue_must_expire(ioq) ||
+	    (ioq->dispatched && efq_queue_idle_window(ioq)))
+		return false;
+	if (efq_queue_sync(ioq) &&
+	    !(efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE))
+		return false;
+	if (!ioq->dispatched && efq_queue_slice_new(ioq))
+		return false;
+	act_e = &ioq->entity;
+	efq_find_matching_entity(&new_e, &act_e);
+	if (new_e == act_e || new_e->ioprio_class != act_e->ioprio_class)
+		return false;
+	/* readers waiting in the groups in service keep their turn */
+	if (!(efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE) && act_e->my_sd &&
+	    efq_readers_below(ioq, act_e))
+		return false;
+	return !efq_vdisktime_gt(new_e->vdisktime, act_e->vdisktime);
+}
+
 /*
  * Should a request @rq, just queued to @new_ioq, take the disk from the
  * queue in service?  Classes are compared between sibling entities; a sync
@@ -1905,17 +1967,17 @@ static bool efq_should_preempt(struct efq_data *efqd,
 	struct efq_queue *ioq = efqd->active_queue;
 	struct efq_entity *new_e, *act_e;
 
+	/* Nothing in service: the next selection takes the trees' order. */
+	if (!ioq)
+		return false;
 	/*
 	 * A single-queue scheduler never preempts.  Its queue is a whole
 	 * group served in the scheduler's own order (deadline's batches,
 	 * AS's anticipation), which any other group's arrival would cut
 	 * short; the next selection orders the groups by class and
-	 * vdisktime anyway.
+	 * vdisktime anyway (and writeback yields: efq_async_yields()).
 	 */
 	if (efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE)
-		return false;
-	/* Nothing in service: the next selection takes the trees' order. */
-	if (!ioq)
 		return false;
 	/*
 	 * Classes are strict priorities at every level, so compare them as
@@ -1962,8 +2024,10 @@ static bool efq_should_preempt(struct efq_data *efqd,
 	/*
 	 * Otherwise groups take turns by vdisktime only: a preemption would
 	 * give the new group disk time out of turn, at the expense of the
-	 * group in service's share.  A sync queue refused here marks its
-	 * group for late preemption instead (efq_set_late_preemption()).
+	 * group in service's share (but writeback in service yields to a
+	 * sync request whose group is in turn anyway: efq_async_yields()).
+	 * A sync queue refused here marks its group for late preemption
+	 * instead (efq_set_late_preemption()).
 	 */
 	if (new_ioq->group != ioq->group)
 		return false;
@@ -2050,6 +2114,8 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	WRITE_ONCE(efqd->nr_held, efqd->nr_held + 1);
 	if (rq->cmd_flags & REQ_META)
 		ioq->meta_pending++;
+	if (rq_is_sync(rq))
+		ioq->sync_pending++;
 	if (!efq_queue_busy(ioq))
 		efq_add_busy(efqd, ioq);
 
@@ -2091,6 +2157,17 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 	} else if (efq_should_preempt(efqd, ioq, rq, group_wait_req)) {
 		/* another queue may take the disk at once: the rules there */
 		efq_preempt_queue(efqd, ioq);
+	} else if (efq_async_yields(efqd, ioq, rq)) {
+		/*
+		 * Writeback in service ends its turn at the next selection;
+		 * inside the new group, the reader may still find an async
+		 * queue of its own ahead of it: late preemption cuts that
+		 * one's turn short too.
+		 */
+		efq_mark_queue_must_expire(efqd->active_queue);
+		efqd->nr_yields++;
+		efq_log_queue(ioq, "writeback in service yields");
+		efq_set_late_preemption(efqd, ioq);
 	} else {
 		/*
 		 * It waits for its turn; a sync queue refused across groups
@@ -2105,6 +2182,18 @@ void efq_request_add(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->held_back = false;
 }
 EXPORT_SYMBOL_GPL(efq_request_add);
+
+/*
+ * A dispatched request of @iog left the driver: its group's count of sync
+ * requests in flight (cfq_may_dispatch(), efq_async_yields()).
+ */
+static void efq_group_sync_done(struct efq_group *iog, struct request *rq)
+{
+	if (!rq_is_sync(rq))
+		return;
+	if (!WARN_ON_ONCE(!iog->sync_flight))
+		iog->sync_flight--;
+}
 
 static void efq_group_rq_done(struct efq_data *efqd, struct efq_group *iog)
 {
@@ -2124,6 +2213,8 @@ static void efq_request_removed(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->nr_queued--;
 	if ((rq->cmd_flags & REQ_META) && !WARN_ON_ONCE(!ioq->meta_pending))
 		ioq->meta_pending--;
+	if (rq_is_sync(rq) && !WARN_ON_ONCE(!ioq->sync_pending))
+		ioq->sync_pending--;
 }
 
 /*
@@ -2299,6 +2390,8 @@ void efq_request_dispatched(struct efq_data *efqd, struct efq_queue *ioq,
 	efq_request_removed(efqd, ioq, rq);
 	ioq->dispatched++;
 	efqd->rq_in_driver++;
+	if (rq_is_sync(rq))
+		ioq->group->sync_flight++;
 	ioq->nr_sectors += blk_rq_sectors(rq);
 	efq_clear_queue_must_dispatch(ioq);
 	efqd->held_back = false;
@@ -2327,6 +2420,7 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
 		efqd->rq_in_driver--;
 	ioq->nr_sectors -= min_t(u64, ioq->nr_sectors, blk_rq_sectors(rq));
+	efq_group_sync_done(ioq->group, rq);
 	efq_group_rq_done(efqd, ioq->group);
 	/*
 	 * A hold may have been waiting for this request to complete (the
@@ -2553,14 +2647,18 @@ static void efq_active_completed(struct efq_data *efqd, struct efq_queue *ioq,
 	    efq_rq_may_idle(rq) && efqd->ops->arm_slice_timer)
 		efqd->ops->arm_slice_timer(efqd, ioq->sched_queue);
 	/*
-	 * Else, once the last request of the group's last backlogged queue
+	 * And once the last request of the group's last backlogged queue
 	 * has completed, the group waits group_idle for a request before
 	 * another group gets the disk: a group that empties loses its
-	 * place, and with it its share.  A queue's own wait, if any, covers
-	 * the group too (there is one timer per device).
+	 * place, and with it its share.  There is one timer per device: a
+	 * queue's own wait covers the group if it lasts as long; a shorter
+	 * one (a seeky queue's) gives way to the group's, as in CFQ, where
+	 * group idling replaced the idling a queue was not worth.
 	 */
 	if (efq_group_should_idle(ioq) && !ioq->dispatched &&
-	    !efq_queue_is_idling(efqd, ioq))
+	    (!efq_queue_is_idling(efqd, ioq) ||
+	     (efqd->idle_armed &&
+	      time_after64(now + efqd->group_idle, efqd->idle_end))))
 		efq_arm_group_timer(efqd, iog, false);
 	/*
 	 * nothing left anywhere and nothing to wait for: do not charge idling.
@@ -2593,6 +2691,7 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->rq_in_driver--;
 	if (!WARN_ON_ONCE(!ioq->dispatched))
 		ioq->dispatched--;
+	efq_group_sync_done(ioq->group, rq);
 	efq_group_rq_done(efqd, ioq->group);
 	if (ioq == efqd->active_queue)
 		efq_active_completed(efqd, ioq, rq);
@@ -2959,7 +3058,8 @@ int efq_debugfs_state_show(void *data, struct seq_file *m)
 	for (i = 0; i < EFQ_EXPIRE_NR; i++)
 		seq_printf(m, " %s=%lu", efq_expire_names[i],
 			   efqd->nr_expired[i]);
-	seq_printf(m, "\npreempted=%lu\n", efqd->nr_preempted);
+	seq_printf(m, "\npreempted=%lu yields=%lu\n", efqd->nr_preempted,
+		   efqd->nr_yields);
 	spin_unlock_irq(&efqd->lock);
 	kfree(path);
 	return 0;

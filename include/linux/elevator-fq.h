@@ -198,6 +198,7 @@ enum efq_queue_flag {
  * @nr_queued: requests in the scheduler, not yet dispatched
  * @dispatched: requests dispatched and not yet completed
  * @meta_pending: queued metadata requests
+ * @sync_pending: queued sync requests (rq_is_sync())
  * @nr_sectors: sectors dispatched in the current activation
  * @dispatch_start: when the queue became active (ns)
  * @slice_start: first completion of the activation (ns), 0 if none yet
@@ -215,6 +216,7 @@ struct efq_queue {
 	unsigned int nr_queued;
 	unsigned int dispatched;
 	unsigned int meta_pending;
+	unsigned int sync_pending;
 	u64 nr_sectors;
 	u64 dispatch_start;
 	u64 slice_start;
@@ -253,6 +255,7 @@ enum efq_group_flag {
  * @async_idle_queue: shared async queue of the idle class
  * @ioq: the group's single queue (single-queue schedulers)
  * @nr_requests: requests of the group queued or in flight
+ * @sync_flight: sync requests of the group dispatched and not completed
  */
 struct efq_group {
 	struct efq_entity entity;
@@ -269,6 +272,7 @@ struct efq_group {
 	struct efq_queue *async_idle_queue;
 	struct efq_queue *ioq;
 	unsigned int nr_requests;
+	unsigned int sync_flight;
 };
 
 /* Scheduler features (efq_sched_ops.features). */
@@ -352,6 +356,7 @@ enum efq_expire_reason {
  * @held_back: @hold was set since blk-mq last got a request, so blk-mq
  *	may have stopped asking: an event that ends the hold runs the queues
  * @idle_armed: @idle_timer is armed and its expiry must be acted upon
+ * @idle_end: when the wait @idle_timer was armed for ends (ns)
  * @idle_timer: the one timer of queue idling, group idling and wait-busy
  * @oom_queue: fallback queue of the root group when allocation fails
  * @dev: device number
@@ -363,6 +368,7 @@ enum efq_expire_reason {
  * @hierarchical: group scheduling on (else every queue is in the root)
  * @nr_expired: expiries per enum efq_expire_reason
  * @nr_preempted: preemptions done
+ * @nr_yields: turns of writeback ended for a sync request in turn
  */
 struct efq_data {
 	spinlock_t lock;	/* the scheduler instance's lock */
@@ -381,6 +387,7 @@ struct efq_data {
 	bool hold;
 	bool held_back;
 	bool idle_armed;
+	u64 idle_end;
 	struct hrtimer idle_timer;
 	struct efq_queue oom_queue;
 	dev_t dev;
@@ -391,6 +398,7 @@ struct efq_data {
 	bool hierarchical;
 	unsigned long nr_expired[EFQ_EXPIRE_NR];
 	unsigned long nr_preempted;
+	unsigned long nr_yields;
 };
 
 #define EFQ_QUEUE_FNS(name)						\

@@ -9,9 +9,11 @@
 //  * the cross-group preemptions V10 allows: a reader preempts a writer in
 //    a child group (motivated by an administrator's `ls` waiting behind
 //    ten groups' writers), a metadata request preempts a non-metadata
-//    reader in a sibling group -- but no reader preempts a writer of a
-//    sibling group, and a metadata request that may not preempt still goes
-//    ahead of the other requests of its own group;
+//    reader in a sibling group, and a metadata request that may not
+//    preempt still goes ahead of the other requests of its own group;
+//  * efq's one addition (issue 33, fsync'd commits beside a writer): a
+//    writer in service ends its turn for a sync request of another group
+//    that is in turn by vdisktime, which keeps the weights;
 //  * Gui Jianfeng's objection: in root{R1, G{R2, W}}, R1 preempting W
 //    every time would starve R2, whatever its vdisktime.
 // cfq on a recording device that serves one request at a time, 1 ms each;
@@ -119,11 +121,14 @@ TEST_F(HierarchyPreemption, ReaderInTheParentPreemptsAChildGroupsWriter)
 	EXPECT_LE(sent, 51 * kMs);
 }
 
-// (c) root{g1{R}, g2{W}}: no preemption between sibling groups: W keeps
-// sending after R arrives, and R waits for W's turn to end (its 40 ms
-// async slice, or the 16 requests an async queue may send per turn while
-// others wait, plus what W has in flight).
-TEST_F(HierarchyPreemption, NoPreemptionBetweenSiblingGroups)
+// (c) root{g1{R}, g2{W}}: writeback yields to a sibling group's read that
+// is in turn.  g1 was idle, so it rejoins its tree at the minimum
+// vdisktime, not past the one W's group started its turn with; W has
+// sent requests in this activation, so its turn ends at the next
+// selection: R is sent at the next dispatch, after at most the one write
+// the device is serving (1 ms), and W sends nothing in between.  (V10
+// had no such rule: R waited for W's 40 ms async slice.)
+TEST_F(HierarchyPreemption, WritebackYieldsToASiblingGroupsReadInTurn)
 {
 	MakeCfq();
 	TaskId w = Task(Spec("W", "g2", 500)), r = Task(Spec("R", "g1", 500));
@@ -135,9 +140,31 @@ TEST_F(HierarchyPreemption, NoPreemptionBetweenSiblingGroups)
 	printf("preemption (c) R arrived at 50 ms, sent at %.3f ms; W sent %d meanwhile\n",
 	       sent / 1e6, w_after);
 	ASSERT_GE(sent, 0);
-	EXPECT_GE(w_after, 1);
-	EXPECT_GT(sent, 51 * kMs);
-	EXPECT_LE(sent, 50 * kMs + 40 * kMs + 16 * kMs + 4 * kMs);
+	EXPECT_GE(Count(0, 0, 50 * kMs), 1) << "W never ran before R came";
+	EXPECT_EQ(w_after, 0);
+	EXPECT_LE(sent, 51 * kMs);
+}
+
+// (c2) root{g1{R, W1}, g2{W2}}: W2 yields to R's read (g1 rejoined its
+// tree at the minimum), but inside g1 R's queue lands behind W1's async
+// queue, which became busy first.  The yield marks g1 for late
+// preemption, as a refused preemption does: W1 gets one round (quantum 4)
+// before R, not its whole async turn.
+TEST_F(HierarchyPreemption, TheWriterOfTheGroupYieldedToGetsOneRound)
+{
+	MakeCfq();
+	TaskId w2 = Task(Spec("W2", "g2", 500)), w1 = Task(Spec("W1", "g1", 500)),
+	       r = Task(Spec("R", "g1", 500));
+	Writes(w2, 0, 100);
+	At(20 * kMs, [&] { Writes(w1, 1, 100); });
+	At(22 * kMs, [&] { Submit(r, 2 * kGiB, 4096); });
+	m_->run_until(t0_ + 400 * kMs);
+	int64_t sent = FirstSent(2);
+	int w1_before = Count(1, 0, sent);
+	printf("preemption (c2) R arrived at 22 ms, sent at %.3f ms; W1 sent %d before\n",
+	       sent / 1e6, w1_before);
+	ASSERT_GE(sent, 0);
+	EXPECT_LE(w1_before, 4);
 }
 
 // (d) root{g1{R1}, g2{R3, R2 with a metadata request}}: R2's metadata does
@@ -197,5 +224,32 @@ TEST_F(HierarchyPreemption, ParentReaderDoesNotStarveTheChildGroupsReader)
 	EXPECT_GE(turn_has_r2.size(), 5u);
 	EXPECT_LE(worst_gap, 2);
 }
+
+// (f) Under the single-queue schedulers a reader's turn is never taken as
+// writeback: g1 reads one 64 KiB request at a time (its queue is empty
+// while the read is in flight), g2 reads 4 KiB every 30 ms (rejoining at
+// the minimum vdisktime each time).  No request is async, so nothing
+// yields; g2's reads wait for g1's turns, by vdisktime.
+class SingleQueueYield : public HierarchyPreemption,
+			 public ::testing::WithParamInterface<const char *> {};
+
+TEST_P(SingleQueueYield, AReaderNeverYieldsAsWriteback)
+{
+	Config cfg;
+	cfg.scheduler = GetParam();
+	cfg.nr_requests = 1024;
+	Make(cfg, 31, kMs);
+	t0_ = m_->now();
+	TaskId a = Task(Spec("A", "g1", 500)), b = Task(Spec("B", "g2", 500));
+	Loop(a, 1, 65536, 0, t0_ + 2000 * kMs, false, true);
+	for (int64_t t = 0; t < 2000 * kMs; t += 30 * kMs)
+		At(t, [this, b, t] { Submit(b, 1 * kGiB + t / kMs * 8192, 4096); });
+	m_->run_until(t0_ + 2000 * kMs);
+	EXPECT_NE(State().find(" yields=0\n"), std::string::npos) << State();
+	EXPECT_GT(Count(1, 0, 2000 * kMs), 30);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, SingleQueueYield,
+			 ::testing::Values("deadline-fq", "noop", "as"));
 
 } // namespace

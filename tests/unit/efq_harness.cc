@@ -530,6 +530,12 @@ std::string EfqTest::CheckInvariants()
 		if (ioq->nr_queued != fq->queued.size())
 			err << "queue " << fq->id << " nr_queued=" << ioq->nr_queued
 			    << " but the scheduler holds " << fq->queued.size() << "; ";
+		unsigned sync = 0;
+		for (struct request *rq : fq->queued)
+			sync += rq_is_sync(rq);
+		if (ioq->sync_pending != sync)
+			err << "queue " << fq->id << " sync_pending=" << ioq->sync_pending
+			    << " but the scheduler holds " << sync << " sync requests; ";
 		if (ioq->dispatched != fq->inflight)
 			err << "queue " << fq->id << " dispatched=" << ioq->dispatched << " but "
 			    << fq->inflight << " in flight; ";

@@ -32,7 +32,8 @@ protected:
 
 	// A request of @a's that was never dispatched is given to @release
 	// (efq_request_requeued() or efq_request_completed()): each warns
-	// for the queue's dispatched count and the device's, and
+	// for the queue's dispatched count and the device's, for the group's
+	// count of sync requests in flight (the request is a sync read), and
 	// efq_group_rq_done() for the group's.
 	void ReleaseUndispatched(FakeQueue *a, ReleaseFn release)
 	{
@@ -277,16 +278,18 @@ TEST_F(Misuse, MergingARequestAwayTwiceWarnsAndKeepsTheCounts)
 	a->queued.pop_back(); // the scheduler lets go of it
 
 	// The second removal finds nothing to take: efq_request_removed()
-	// warns for the queue's count and the device's, efq_group_rq_done()
-	// for the group's; none goes below zero.
+	// warns for the queue's count, the device's and the queue's sync
+	// count (the request is a sync read), efq_group_rq_done() for the
+	// group's; none goes below zero.
 	Lock();
 	efq_request_merged_away(efqd(), a->ioq, rq);
 	efq_request_merged_away(efqd(), a->ioq, rq);
 	efq_put_queue(a->ioq); // the request's reference, once
 	Unlock();
 	FreeRequest(rq);
-	ExpectWarnings(3);
+	ExpectWarnings(4);
 	EXPECT_EQ(a->ioq->nr_queued, 0u);
+	EXPECT_EQ(a->ioq->sync_pending, 0u);
 	EXPECT_EQ(efqd()->nr_queued, 0u);
 	EXPECT_EQ(efqd()->nr_held, 0u);
 	EXPECT_EQ(Root()->nr_requests, 0u);
@@ -313,7 +316,7 @@ TEST_F(Misuse, RequeuingARequestNeverDispatchedWarnsAndKeepsTheCounts)
 {
 	FakeQueue *a = NewQueue(Root());
 	ReleaseUndispatched(a, efq_request_requeued);
-	ExpectWarnings(3);
+	ExpectWarnings(4);
 	ExpectNothingCounted(a);
 }
 
@@ -321,7 +324,7 @@ TEST_F(Misuse, CompletingARequestNeverDispatchedWarnsAndKeepsTheCounts)
 {
 	FakeQueue *a = NewQueue(Root());
 	ReleaseUndispatched(a, efq_request_completed);
-	ExpectWarnings(3);
+	ExpectWarnings(4);
 	ExpectNothingCounted(a);
 }
 
