@@ -33,7 +33,7 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-systemd vmtest-systemd-short vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
+.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-disks vmtest-systemd vmtest-systemd-short vmtest-systemd-v1 vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
 .PHONY: fuzz-build fuzz fuzz-short soak fio-examples
 
 all: build
@@ -42,7 +42,7 @@ help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
 	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest-6.12,"
 	@echo "                   vmtest-systemd-short, vmtest-6.1-core, blktests-quick, intree-check-6.12 (what CI runs; ~61 minutes)"
-	@echo "make test-full     make test, then vmtest-6.1-rest, intree-check (6.1 too), vmtest-patched"
+	@echo "make test-full     make test, then vmtest-6.1-rest, intree-check (6.1 too), vmtest-patched, vmtest-systemd-v1"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
 	@echo "make unit          build, then run the test suites with ctest"
@@ -56,6 +56,10 @@ help:
 	@echo "make vmtest-6.12   make vmtest KVER=6.12 (part of make test); VMTEST_ONLY=40-,45- runs those files only"
 	@echo "make vmtest-systemd  a Debian 13 root with systemd as PID 1 on 6.12: IOWeight=, IODeviceWeight=, runc's"
 	@echo "                   blockIO.weight reaching efq through efq-weightd (not in make test; VMTEST_ONLY as above)"
+	@echo "make vmtest-systemd-v1  a Debian 12 root with systemd 252 as PID 1 on 6.1 on cgroup v1: runc's blockIO.weight"
+	@echo "                   (cgroupfs and systemd drivers) and IOWeight= written to blkio.weight (part of make test-full)"
+	@echo "make vmtest-disks  weights and fsync'd commits on qemu's NVMe, SATA and virtio disks, every"
+	@echo "                   scheduler (35-disks' whole matrix, 6.1; part of make test-full)"
 	@echo "make vmtest-6.1-core  6.1's files 05- 10- 20- 25- 47- 48- 50- (make test); vmtest-6.1-rest: the others (test-full)"
 	@echo "make vmtest-integrity  45-integrity's full matrix alone (both modes, all variants; ~45 min) on"
 	@echo "                   Debian's kernel; INTEGRITY_KERNEL=patched: on make vmtest-patched's kernel"
@@ -110,10 +114,13 @@ unit: build
 # the rest of 6.1's VM suite, the 6.1 series' in-tree build and the VM
 # suite on a patched 6.12 and a patched 6.1 kernel with efq built in,
 # each without and with iocost (vmtest-patched: four kernel builds and
-# four more VM runs, about 70 minutes more).
+# four more VM runs, about 70 minutes more), and the systemd guest on
+# Debian 12 and cgroup v1 (vmtest-systemd-v1, about 9 minutes), and the
+# whole matrix of weights and fsync'd commits on qemu's NVMe, SATA and
+# virtio disks (vmtest-disks).
 test: setup build unit fuzz-short format-check check vmtest-6.12 vmtest-systemd-short vmtest-6.1-core blktests-quick intree-check-6.12
 
-test-full: test vmtest-6.1-rest intree-check vmtest-patched
+test-full: test vmtest-6.1-rest intree-check vmtest-patched vmtest-systemd-v1 vmtest-disks
 
 # --- fuzzing: libFuzzer harnesses of efqsim's inputs (tests/fuzz) -------------
 # build/fuzz: clang with -fsanitize=fuzzer,address,undefined (EFQ_FUZZ);
@@ -204,6 +211,29 @@ vmtest-systemd: setup
 vmtest-systemd-short: setup
 	@$(MAKE) --no-print-directory module KVER=6.12
 	@scripts/vm/vmtest-systemd --append "vmtest.scheds=none,cfq"
+
+# vmtest-systemd-v1: the Debian 12 admin's system: a Debian 12 root
+# (scripts/vm/mkrootfs --release bookworm, cached in build/vm-systemd-bookworm/)
+# booted on Debian 12's 6.1 with the 6.1 modules (build/kmod) and systemd 252
+# as PID 1 on the legacy cgroup v1 hierarchy: tests/vm-systemd/v1/, runc's
+# blockIO.weight (both cgroup drivers) and systemd's IOWeight= written to
+# blkio.weight, every efq scheduler against none.  Not in make test (8 to 9
+# minutes, a minute more for the image's first build); part of make test-full.
+# VMTEST_ONLY=PATTERN,...: those files only.
+vmtest-systemd-v1: setup
+	@$(MAKE) --no-print-directory module
+	@scripts/vm/vmtest-systemd --release bookworm --append "vmtest.budget=1200" \
+		$(if $(VMTEST_ONLY),--only $(VMTEST_ONLY))
+
+# vmtest-disks: tests/vm/35-disks.sh's whole matrix on Debian 12's 6.1
+# (make test runs its short form in vmtest-6.12): on qemu's NVMe, AHCI SATA
+# and virtio-blk disks, two cgroups at 1000:500 with sequential and random
+# readers and direct writers under none, the four efq schedulers,
+# mq-deadline and bfq, and sqlite's fsync'd commits beside a buffered
+# writer.  Not in make test (about an hour); part of make test-full.
+vmtest-disks: setup build
+	@$(MAKE) --no-print-directory module
+	@scripts/vm/vmtest --only 35-disks --budget 4200 --timeout 4500 --append "vmtest.disks_full=1"
 
 # make test runs the whole suite on 6.12 and, on 6.1, the cgroup v1 blkio
 # files, the tunables and cgroup files with io.efq.io_weight and the

@@ -23,15 +23,7 @@ for m in null_blk efq cfq_iosched deadline_fq_iosched as_iosched noop_iosched; d
 done
 cond "bfq not loaded (runc would write io.bfq.weight instead of io.weight)" \
 	"$(grep -c '^bfq ' /proc/modules)" = 0
-if nb_create 99 irqmode=0 memory_backed=0; then
-	log "nullb99: $(cat /sys/block/nullb99/queue/scheduler)"
-	for s in cfq deadline-fq as noop; do
-		check "$s listed in /sys/block/nullb99/queue/scheduler" grep -qw -- $s /sys/block/nullb99/queue/scheduler
-	done
-	check "remove nullb99" nb_remove 99
-else
-	fail "create null_blk device nullb99 through configfs"
-fi
+sd_scheds_listed
 
 # a transient unit with IOWeight=: its cgroup has the io controller and
 # efq's files

@@ -359,3 +359,17 @@ bundle() {
 }
 JSON
 }
+
+# sd_scheds_listed: a null_blk made through configfs lists the four efq
+# schedulers (the modules are loaded and registered)
+sd_scheds_listed() {
+	if nb_create 99 irqmode=0 memory_backed=0; then
+		log "nullb99: $(cat /sys/block/nullb99/queue/scheduler)"
+		for _s in cfq deadline-fq as noop; do
+			check "$_s listed in /sys/block/nullb99/queue/scheduler" grep -qw -- $_s /sys/block/nullb99/queue/scheduler
+		done
+		check "remove nullb99" nb_remove 99
+	else
+		fail "create null_blk device nullb99 through configfs"
+	fi
+}

@@ -41,15 +41,7 @@ for f in weight weight_device disk_time disk_sectors throttle.io_serviced thrott
 	check "the blkio root has blkio.$f" test -f $CG/blkio.$f
 done
 expect_read "the blkio root's blkio.weight reads 500 (efq's default)" $CG/blkio.weight 500
-if nb_create 99 irqmode=0 memory_backed=0; then
-	log "nullb99: $(cat /sys/block/nullb99/queue/scheduler)"
-	for s in cfq deadline-fq as noop; do
-		check "$s listed in /sys/block/nullb99/queue/scheduler" grep -qw -- $s /sys/block/nullb99/queue/scheduler
-	done
-	check "remove nullb99" nb_remove 99
-else
-	fail "create null_blk device nullb99 through configfs"
-fi
+sd_scheds_listed
 
 # a transient unit with IOWeight=: a blkio cgroup with efq's files
 systemd-run --quiet --collect --unit=efq-boot-probe -p IOWeight=60 sleep 30
