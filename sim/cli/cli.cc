@@ -53,7 +53,8 @@ Job options are those of a job file (Documentation/sim/workloads.rst); not
 with job files at once.
 
 options:
-  --device D              hdd (default), ssd, null, multipath, MODEL:key=value,...
+  --device D              hdd (default), ssd, null, multipath, qemu-nvme, qemu-sata,
+                          qemu-virtio, MODEL:key=value,...
                           (e.g. multipath:rq_based_seq_io_merge_deadline=20),
                           or a parameter file
   --scheduler S           cfq, deadline-fq, as (alias anticipatory), noop

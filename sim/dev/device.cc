@@ -10,6 +10,7 @@
 #include "null_device.h"
 #include "params.h"
 #include "ssd.h"
+#include "throttled.h"
 
 #include <algorithm>
 
@@ -51,12 +52,12 @@ bool parse_inline_spec(const std::string &spec, ParamFile *f, std::string *err)
 	return true;
 }
 
-template <class D, class P>
-std::unique_ptr<Device> build(const ParamFile &f, const std::vector<Param<P>> &table,
-			      std::string (*check)(const P &, std::vector<std::string> *),
-			      std::string *err)
+// The parameters of @f applied to @p (the model's defaults) and checked;
+// false with the message in @err.
+template <class P>
+bool configure(const ParamFile &f, const std::vector<Param<P>> &table,
+	       std::string (*check)(const P &, std::vector<std::string> *), P &p, std::string *err)
 {
-	P p;
 	if (f.path.empty() && !f.settings.empty()) {
 		// an inline spec: name the device string, not a file line
 		for (const Setting &s : f.settings) {
@@ -67,19 +68,30 @@ std::unique_ptr<Device> build(const ParamFile &f, const std::vector<Param<P>> &t
 			std::string e;
 			if (!apply_settings(one, table, &p, &e)) {
 				*err = "device " + f.model + ": " + e.substr(e.find(": ") + 2);
-				return nullptr;
+				return false;
 			}
 		}
 	} else if (!apply_settings(f, table, &p, err)) {
-		return nullptr;
+		return false;
 	}
 	std::vector<std::string> keys;
 	std::string why = check(p, &keys);
 	if (!why.empty()) {
 		std::string where = locate(f, keys);
 		*err = f.path.empty() ? "device " + f.model + ": " + why : at(where, why);
-		return nullptr;
+		return false;
 	}
+	return true;
+}
+
+template <class D, class P>
+std::unique_ptr<Device> build(const ParamFile &f, const std::vector<Param<P>> &table,
+			      std::string (*check)(const P &, std::vector<std::string> *),
+			      std::string *err)
+{
+	P p;
+	if (!configure(f, table, check, p, err))
+		return nullptr;
 	return std::make_unique<D>(p);
 }
 
@@ -122,6 +134,11 @@ std::unique_ptr<Device> build(const ParamFile &f, std::string *err)
 		return build<NullDevice>(f, null_param_table(), null_check, err);
 	if (f.model == "multipath")
 		return build<Multipath>(f, multipath_param_table(), multipath_check, err);
+	if (ThrottledParams p; throttled_preset(f.model, &p)) {
+		if (!configure(f, throttled_param_table(), throttled_check, p, err))
+			return nullptr;
+		return std::make_unique<Throttled>(p, f.model);
+	}
 	return build<Hdd>(f, hdd_param_table(), hdd_check, err);
 }
 
@@ -172,8 +189,22 @@ void check_submit(const Device &dev, const Request &rq, int64_t now, int64_t dev
 
 const std::vector<std::string> &model_names()
 {
-	static const std::vector<std::string> names = {"hdd", "ssd", "null", "multipath"};
+	static const std::vector<std::string> names = {"hdd",	     "ssd",	  "null",
+						       "multipath",  "qemu-nvme", "qemu-sata",
+						       "qemu-virtio"};
 	return names;
+}
+
+std::string model_list(const std::string &or_more)
+{
+	const std::vector<std::string> &m = model_names();
+	std::string out;
+	for (size_t i = 0; i < m.size(); i++) {
+		if (i)
+			out += i + 1 == m.size() && or_more.empty() ? " or " : ", ";
+		out += m[i];
+	}
+	return or_more.empty() ? out : out + " or " + or_more;
 }
 
 std::string default_params(const std::string &model)
@@ -186,6 +217,8 @@ std::string default_params(const std::string &model)
 		return dump_params(model, null_param_table(), NullParams{});
 	if (model == "multipath")
 		return dump_params(model, multipath_param_table(), MultipathParams{});
+	if (ThrottledParams p; throttled_preset(model, &p))
+		return dump_params(model, throttled_param_table(), p);
 	return "";
 }
 
@@ -202,7 +235,7 @@ std::unique_ptr<Device> make_device(const std::string &spec, std::string *err)
 		}
 	}
 	if (spec.empty()) {
-		*err = "no device given (hdd, ssd, null, multipath or a parameter file)";
+		*err = "no device given (" + model_list("a parameter file") + ")";
 		return nullptr;
 	}
 	size_t colon = spec.find(':');

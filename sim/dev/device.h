@@ -131,15 +131,19 @@ void check_submit(const Device &dev, const Request &rq, int64_t now, int64_t dev
 		  bool id_in_flight);
 
 // The built-in model names, the default first: {"hdd", "ssd", "null",
-// "multipath"}.
+// "multipath", "qemu-nvme", "qemu-sata", "qemu-virtio"}.
 const std::vector<std::string> &model_names();
+// model_names() for a message: "hdd, ssd, ..., qemu-sata or qemu-virtio",
+// or with @or_more "hdd, ssd, ..., qemu-virtio or @or_more".
+std::string model_list(const std::string &or_more = "");
 
 // The default parameters of built-in model @model in the parameter-file
 // format, each with its unit and meaning as a comment: a starting point
 // for a parameter file.  "" if @model is not a built-in model.
 std::string default_params(const std::string &model);
 
-// "hdd" (default), "ssd", "null", "multipath", a built-in model with some
+// "hdd" (default), "ssd", "null", "multipath", "qemu-nvme", "qemu-sata",
+// "qemu-virtio", a built-in model with some
 // parameters changed ("MODEL:key=value,...", e.g.
 // "multipath:rq_based_seq_io_merge_deadline=20"), or the path of a parameter
 // file.  On error returns nullptr and sets @err to a message naming the

@@ -4,6 +4,7 @@
 #include "params.h"
 
 #include "common/text.h"
+#include "device.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -243,10 +244,9 @@ bool parse_param_text(std::string_view text, const std::string &path, ParamFile 
 			return false;
 		}
 		if (key == "model") {
-			if (value != "hdd" && value != "ssd" && value != "null" &&
-			    value != "multipath") {
-				*err = at(where, "model: unknown model '" + excerpt(value) +
-							 "' (hdd, ssd, null or multipath)");
+			if (!std::count(model_names().begin(), model_names().end(), value)) {
+				*err = at(where, "model: unknown model '" + excerpt(value) + "' (" +
+							 model_list() + ")");
 				return false;
 			}
 			f.model = std::string(value);

@@ -32,7 +32,8 @@ TEST(FuzzFound, ControlBytesInAParameterFileAreEscapedInTheMessage)
 		  "p:1: bad parameter name 'multip\\x00ath:rq'");
 	EXPECT_EQ(param_error("\x1b[2J\n"), "p:1: expected 'key = value', got '\\x1b[2J'");
 	EXPECT_EQ(param_error("model = h\x01\n"),
-		  "p:1: model: unknown model 'h\\x01' (hdd, ssd, null or multipath)");
+		  "p:1: model: unknown model 'h\\x01' (hdd, ssd, null, multipath, qemu-nvme, "
+		  "qemu-sata or qemu-virtio)");
 	std::string err = param_error(std::string(3000, 'k') + "\n");
 	EXPECT_LT(err.size(), 200u) << err;
 }

@@ -8,6 +8,7 @@
 #include "dev/null_device.h"
 #include "dev/params.h"
 #include "dev/ssd.h"
+#include "dev/throttled.h"
 
 #include <gtest/gtest.h>
 
@@ -267,6 +268,7 @@ TEST_F(ParamFileTest, NegativeWholeNumbersAreOutOfRangeWithTheParametersRange)
 		expect_every_integer_out_of_range(this, "ssd", ssd_param_table(), v);
 		expect_every_integer_out_of_range(this, "null", null_param_table(), v);
 		expect_every_integer_out_of_range(this, "multipath", multipath_param_table(), v);
+		expect_every_integer_out_of_range(this, "qemu-sata", throttled_param_table(), v);
 	}
 	// -0 is 0: in range where 0 is
 	auto d = make_device(write("readahead_kib = -0\n"), &err);
@@ -286,6 +288,7 @@ TEST_F(ParamFileTest, WholeNumbersPast64BitsAreOutOfRangeWithTheParametersRange)
 		expect_every_integer_out_of_range(this, "ssd", ssd_param_table(), v);
 		expect_every_integer_out_of_range(this, "null", null_param_table(), v);
 		expect_every_integer_out_of_range(this, "multipath", multipath_param_table(), v);
+		expect_every_integer_out_of_range(this, "qemu-sata", throttled_param_table(), v);
 	}
 }
 
@@ -306,6 +309,7 @@ TEST_F(ParamFileTest, RealOverflowIsOutOfRangeWithTheParametersRange)
 		expect_every_real_out_of_range(this, "ssd", ssd_param_table(), v);
 		expect_every_real_out_of_range(this, "null", null_param_table(), v);
 		expect_every_real_out_of_range(this, "multipath", multipath_param_table(), v);
+		expect_every_real_out_of_range(this, "qemu-sata", throttled_param_table(), v);
 	}
 	// below the smallest double: rounds to 0, like any other rounding
 	auto n = make_device(write("model = null\nlatency_us = 1e-400\n"), &err);
@@ -424,6 +428,10 @@ TEST(ParamDocs, EveryParameterIsDocumented)
 	for (const auto &p : ssd_param_table())
 		check(p.name);
 	for (const auto &p : null_param_table())
+		check(p.name);
+	for (const auto &p : multipath_param_table())
+		check(p.name);
+	for (const auto &p : throttled_param_table())
 		check(p.name);
 }
 
