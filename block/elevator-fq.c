@@ -1591,6 +1591,47 @@ static struct efq_queue *efq_cooperator(struct efq_data *efqd,
 	return coop;
 }
 
+/* Doublings of writeback's depth after which it is unbounded (1024). */
+#define EFQ_WRITEBACK_RAMP	10
+/* A sync request that took longer from allocation to completion waited. */
+#define EFQ_SYNC_DELAYED_NS	(10 * NSEC_PER_MSEC)
+
+/**
+ * efq_writeback_depth() - the writes writeback may have in the device now
+ * @efqd: the device
+ *
+ * One, doubled for each sync slice (slice_sync) that has passed since a
+ * delayed sync request completed on the device (one that took more than
+ * EFQ_SYNC_DELAYED_NS from its allocation); unbounded after
+ * EFQ_WRITEBACK_RAMP doublings.  A process blocked on a sync request (a read, an fsync's
+ * data or journal write, the flush after it) waits behind whatever the
+ * device already holds, and a device that queues commands serves them in
+ * its own order: 32 writes of 128 KiB ahead of a read are 100 ms at
+ * 40 MB/s, and an fsync'd commit takes several such steps.  Only a sync
+ * request that waited lowers the depth (as legacy CFQ learned in 2.6.33):
+ * on a device that serves its queue fast, sync requests do not wait behind
+ * writeback, and a writer at depth one would leave its parallelism
+ * unused.  The depth doubles, and does not jump to the device's, so that
+ * a deep device (virtio's 256 commands, 32 MiB of writeback at 40 MB/s)
+ * is not filled at once: the first read that waits again lowers it.  The
+ * rule is device-wide: it limits how deep writeback runs in
+ * its turn, not whose turn it is, and applies to a single-queue
+ * scheduler's queue that holds writes only (efq_decide()); cfq ramps its
+ * async queues its own way (low_latency).
+ *
+ * Return: the number of requests, UINT_MAX for no bound.
+ */
+static unsigned int efq_writeback_depth(struct efq_data *efqd)
+{
+	u64 since = ktime_get_ns() - efqd->last_delayed_sync;
+	u64 slices = div64_u64(since, max_t(u64, efqd->slice[1], 1));
+
+	lockdep_assert_held(&efqd->lock);
+	if (!efqd->last_delayed_sync || slices >= EFQ_WRITEBACK_RAMP)
+		return UINT_MAX;
+	return 1U << slices;
+}
+
 /* What a selection would do with the queue in service. */
 enum efq_verdict {
 	EFQ_NOTHING,	/* nothing is busy */
@@ -1724,9 +1765,19 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 		d->reason = used ? EFQ_EXPIRE_SLICE_USED : EFQ_EXPIRE_IDLE_CLASS;
 		goto expire;
 	}
-	/* Slice left and requests queued: the queue keeps the disk. */
-	if (ioq->nr_queued)
+	/*
+	 * Slice left and requests queued: the queue keeps the disk, but a
+	 * single-queue scheduler's queue that holds writeback only (no sync
+	 * request queued) sends no more than efq_writeback_depth() to the
+	 * device; one of its completions ends the hold.
+	 */
+	if (ioq->nr_queued) {
+		if ((efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE) &&
+		    !ioq->sync_pending &&
+		    ioq->dispatched >= efq_writeback_depth(efqd))
+			return EFQ_HOLD;
 		return EFQ_KEEP;
+	}
 	/*
 	 * Empty, but the scheduler proposes a queue of the same group whose
 	 * next request is close to the head: rather than idle for this one,
@@ -1932,8 +1983,17 @@ static bool efq_async_yields(struct efq_data *efqd, struct efq_queue *new_ioq,
 	if (!ioq || !rq_is_sync(rq) || new_ioq->group == ioq->group)
 		return false;
 	if (ioq->sync_pending || ioq->group->sync_flight ||
-	    efq_queue_is_idling(efqd, ioq) || efq_queue_must_expire(ioq) ||
-	    (ioq->dispatched && efq_queue_idle_window(ioq)))
+	    efq_queue_is_idling(efqd, ioq) || efq_queue_must_expire(ioq))
+		return false;
+	/*
+	 * A sync queue with an idle window and requests in flight may idle
+	 * for its process once they complete.  Not a single-queue
+	 * scheduler's queue that holds writes only: its idle window (AS's)
+	 * is for its readers, none of which has a request queued or in
+	 * flight, and AS's anticipation of one is efq_queue_is_idling().
+	 */
+	if (ioq->dispatched && efq_queue_idle_window(ioq) &&
+	    !(efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE))
 		return false;
 	if (efq_queue_sync(ioq) &&
 	    !(efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE))
@@ -2691,6 +2751,12 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->rq_in_driver--;
 	if (!WARN_ON_ONCE(!ioq->dispatched))
 		ioq->dispatched--;
+	if (rq_is_sync(rq) && rq->start_time_ns) {
+		u64 now = ktime_get_ns();
+
+		if (now - rq->start_time_ns > EFQ_SYNC_DELAYED_NS)
+			efqd->last_delayed_sync = now;
+	}
 	efq_group_sync_done(ioq->group, rq);
 	efq_group_rq_done(efqd, ioq->group);
 	if (ioq == efqd->active_queue)

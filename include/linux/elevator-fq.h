@@ -357,6 +357,9 @@ enum efq_expire_reason {
  *	may have stopped asking: an event that ends the hold runs the queues
  * @idle_armed: @idle_timer is armed and its expiry must be acted upon
  * @idle_end: when the wait @idle_timer was armed for ends (ns)
+ * @last_delayed_sync: when a sync request that took longer than
+ *	EFQ_SYNC_DELAYED_NS completed on the device (ns): the depth of
+ *	writeback ramps up from it (efq_writeback_depth())
  * @idle_timer: the one timer of queue idling, group idling and wait-busy
  * @oom_queue: fallback queue of the root group when allocation fails
  * @dev: device number
@@ -388,6 +391,7 @@ struct efq_data {
 	bool held_back;
 	bool idle_armed;
 	u64 idle_end;
+	u64 last_delayed_sync;
 	struct hrtimer idle_timer;
 	struct efq_queue oom_queue;
 	dev_t dev;

@@ -26,6 +26,7 @@ const auto *env = ::testing::AddGlobalTestEnvironment(new SchedEnv);
 class AsyncRamp : public SchedTest {
 protected:
 	int64_t t0_ = 0;
+	int64_t per_rq_ = kMs; // what the device takes per request
 
 	void MakeCfq(std::vector<std::pair<std::string, std::string>> tunables = {})
 	{
@@ -48,7 +49,7 @@ protected:
 		std::vector<int64_t> out;
 		int64_t last = 0;
 		for (auto &s : dev_->sent) {
-			last = std::max(s.when, last) + kMs;
+			last = std::max(s.when, last) + per_rq_;
 			out.push_back(last);
 		}
 		return out;
@@ -168,3 +169,78 @@ TEST_F(AsyncRamp, AsyncWriteoutInAChildGroupLivesUnderANonStopReader)
 }
 
 } // namespace
+
+// The engine's writeback depth for the single-queue schedulers' group
+// queues (io-controller.rst, "Queueing devices"): db (weight 1000) reads
+// 4 KiB every 20.5 ms (off the device's grid, so that a read does not come
+// just as a write completes); wr (weight 100) keeps 64 async random 128 KiB
+// writes queued; group_idle = 0 (the reader's think time is longer than
+// the group's wait, which would only idle the device).  A read waits
+// behind every write already in the device.  Only a read that waited more
+// than 10 ms lowers the depth, to one write for the next sync slice
+// (100 ms), then twice as many each slice.  The first 500 ms (and the
+// first read) are not counted: the device starts full of writes, which the
+// first delayed read takes time to drain.
+class WritebackDepth : public AsyncRamp, public ::testing::WithParamInterface<const char *> {
+protected:
+	struct Outcome {
+		int64_t max_lat;
+		unsigned depth;
+		int writes, reads;
+		int64_t window;
+	};
+	Outcome Run(int64_t per_rq, int64_t ms)
+	{
+		Config cfg;
+		cfg.scheduler = GetParam();
+		cfg.nr_requests = 1024;
+		cfg.tunables = {{"group_idle", "0"}};
+		per_rq_ = per_rq;
+		Make(cfg, 31, per_rq);
+		t0_ = m_->now();
+		TaskId r = Task(Spec("R", "db", 1000)), w = Task(Spec("W", "wr", 100));
+		const int64_t end = t0_ + ms * kMs;
+		Loop(w, 64, 131072, 0, end, true, true, false);
+		Job *rj = Loop(r, 1, 4096, 8 * kGiB, end, false, true);
+		rj->think = 20500 * kUs;
+		while ((!rj->ios || m_->now() < t0_ + 500 * kMs) && m_->now() < end)
+			m_->run_until(m_->now() + kMs);
+		int64_t from = m_->now() - t0_;
+		rj->max_lat = 0;
+		m_->run_until(end);
+		Outcome o{rj->max_lat, MaxInFlight(0, from, ms * kMs), Count(0, from, ms * kMs),
+			  Count(8, from, ms * kMs), ms * kMs - from};
+		printf("writeback depth %s, %.1f ms a request: reads waited at most %.1f ms; "
+		       "writeback depth %u; %d writes, %d reads in %.0f ms\n",
+		       GetParam(), per_rq / 1e6, o.max_lat / 1e6, o.depth, o.writes, o.reads,
+		       o.window / 1e6);
+		return o;
+	}
+};
+
+// 4 ms a request (a disk): reads come every 20.5 ms, and one that finds two
+// writes ahead of it (12 ms with its own, past the 10 ms) lowers the depth
+// again, so writeback has at most four in the device and a read waits at
+// most 20 ms, where a device queue of writeback would cost the 124 ms the
+// device's depth holds (31 writes and 124 ms without the rule).  The
+// writer loses nothing on a device that serves one request at a time: its
+// requests take at least 95% of the device time the reads leave.
+TEST_P(WritebackDepth, AReadWaitsForAFewWritesNotADeviceQueueOfThem)
+{
+	Outcome o = Run(4 * kMs, 4000);
+	EXPECT_LE(o.depth, 4u);
+	EXPECT_LE(o.max_lat, 20 * kMs);
+	EXPECT_GE(o.writes * 100, (o.window / (4 * kMs) - o.reads) * 95);
+}
+
+// 100 us a request (a fast device): 31 writes ahead of a read are 3.1 ms,
+// no read waits 10 ms, and writeback keeps the device's whole depth.
+TEST_P(WritebackDepth, OnAFastDeviceWritebackKeepsItsDepth)
+{
+	Outcome o = Run(100 * kUs, 1000);
+	EXPECT_GE(o.depth, 30u);
+	EXPECT_LE(o.max_lat, 10 * kMs);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, WritebackDepth,
+			 ::testing::Values("deadline-fq", "as", "noop"));

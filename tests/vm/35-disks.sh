@@ -119,6 +119,7 @@ dmeets() {
 	why=""
 	if [ $1 = none ]; then
 		within "$dr" 0.8 1.25 || why="none's ratio $dr out of 0.8..1.25"
+		[ -z "$why" ]
 		return
 	fi
 	within "$dr" 1.7 2.3 || why="ratio $dr ($ia/$ib IO/s) out of 1.7..2.3"
