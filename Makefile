@@ -56,6 +56,7 @@ help:
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
 	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler);"
 	@echo "                   KVER=6.12: Debian 13's 6.12 image with build/kmod-6.12, files in build/vm-6.12/"
+	@echo "                   KVER=7.2 (7.3): trixie-backports' kernel with build/kmod-7.2, files in build/vm-7.2/"
 	@echo "make vmtest-6.12   make vmtest KVER=6.12 (part of make test); VMTEST_ONLY=40-,45- runs those files only"
 	@echo "make vmtest-systemd  a Debian 13 root with systemd as PID 1 on 6.12: IOWeight=, IODeviceWeight=, runc's"
 	@echo "                   blockIO.weight reaching efq through efq-weightd (not in make test; VMTEST_ONLY as above)"
