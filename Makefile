@@ -9,7 +9,8 @@
 #   build/bench        CMake, Release -O2: benchmarks
 #   build/fuzz         CMake, clang, libFuzzer+ASan+UBSan: efqsim's fuzzers
 #   build/kmod         Kbuild: the kernel modules for 6.1 (symlinks to block/*.c)
-#   build/kmod-6.12    the same for 6.12 (make module KVER=6.12)
+#   build/kmod-6.12    the same for 6.12 (make module KVER=6.12); build/kmod-7.2,
+#                      build/kmod-7.3 for 7.2 and 7.3
 #   build/kernel-src   private block headers + checkpatch.pl, and efqsim's mq-deadline.c
 #                      (scripts/kernel-src); build/kernel-src-6.12: 6.12's
 #   build/debian13     the Debian 13 chroot the 6.12 modules build in (scripts/debian13)
@@ -47,12 +48,15 @@ help:
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
 	@echo "make unit          build, then run the test suites with ctest"
 	@echo "make check         checkpatch --strict, kernel-doc, Kbuild module build with W=1 and sparse, DKMS:"
-	@echo "                   for 6.1 and for 6.12 (in the Debian 13 chroot; KERNELS=6.1 for one)"
+	@echo "                   for 6.1, 6.12, 7.2 and 7.3 (in the Debian 13 chroot; KERNELS=6.1 for one);"
+	@echo "                   scripts/kapi-drift: the kernel API the modules use, against kernel/kapi-baseline.txt"
 	@echo "make module        build the kernel modules for 6.1 into build/kmod/; KVER=6.12 (or a full"
-	@echo "                   6.12 KVER): for Debian 13's 6.12 into build/kmod-6.12/, in build/debian13"
+	@echo "                   6.12 KVER): for Debian 13's 6.12 into build/kmod-6.12/, in build/debian13;"
+	@echo "                   KVER=7.2 or 7.3: trixie-backports' kernels into build/kmod-7.2/, build/kmod-7.3/"
 	@echo "make vmtest        boot Debian's kernel under qemu (TCG) with the modules: scripts/vm/vmtest"
 	@echo "                   (45-integrity's fast subset: 8 MiB, one item per workload class and scheduler);"
 	@echo "                   KVER=6.12: Debian 13's 6.12 image with build/kmod-6.12, files in build/vm-6.12/"
+	@echo "                   KVER=7.2 (7.3): trixie-backports' kernel with build/kmod-7.2, files in build/vm-7.2/"
 	@echo "make vmtest-6.12   make vmtest KVER=6.12 (part of make test); VMTEST_ONLY=40-,45- runs those files only"
 	@echo "make vmtest-systemd  a Debian 13 root with systemd as PID 1 on 6.12: IOWeight=, IODeviceWeight=, runc's"
 	@echo "                   blockIO.weight reaching efq through efq-weightd (not in make test; VMTEST_ONLY as above)"
@@ -178,7 +182,9 @@ check: setup
 	@JOBS=$(JOBS) scripts/check
 
 # KVER=6.12 (or 6.12.<n>+deb13-amd64) builds for Debian 13's kernel in the
-# chroot of scripts/debian13 (made on first use: about 7 minutes).
+# chroot of scripts/debian13 (made on first use: about 7 minutes); KVER=7.2
+# or 7.3 for trixie-backports' kernels, in the same chroot (their packages
+# added on first use: about a minute).
 module: setup
 	@$(MAKE) --no-print-directory -C kernel -j$(JOBS) $(if $(KVER),KVER=$(KVER))
 
@@ -412,7 +418,7 @@ format-check: setup
 	@scripts/docs-check
 
 clean:
-	rm -rf $(TEST_DIR) $(BENCH_DIR) $(FUZZ_DIR) build/kmod build/kmod-6.12 build/check
+	rm -rf $(TEST_DIR) $(BENCH_DIR) $(FUZZ_DIR) build/kmod build/kmod-6.12 build/kmod-7.2 build/kmod-7.3 build/check
 
 distclean:
 	rm -rf build

@@ -1188,7 +1188,7 @@ EFQ_ATTRS(as,
 
 /* --- lifetime --------------------------------------------------------------- */
 
-static int as_init_sched(struct request_queue *q, struct elevator_type *e)
+static int as_init_sched(struct request_queue *q, efq_init_sched_t e)
 {
 	struct elevator_queue *eq;
 	struct efq_data *efqd;
@@ -1203,17 +1203,17 @@ static int as_init_sched(struct request_queue *q, struct elevator_type *e)
 	ad->batch_expire[AS_ASYNC] = AS_WRITE_BATCH_EXPIRE_MS * NSEC_PER_MSEC;
 	ad->antic_expire = AS_ANTIC_EXPIRE_MS * NSEC_PER_MSEC;
 	ad->batch_dir = AS_ASYNC;
-	hrtimer_init(&ad->antic_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	ad->antic_timer.function = as_antic_timeout;
+	efq_hrtimer_setup(&ad->antic_timer, as_antic_timeout, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
 
-	eq = elevator_alloc(q, e);
+	eq = efq_elevator_alloc(q, e);
 	if (!eq) {
 		kfree(ad);
 		return -ENOMEM;
 	}
 	efqd = efq_data_init(q, eq, &as_efq_ops, ad);
 	if (IS_ERR(efqd)) {
-		kobject_put(&eq->kobj);
+		efq_elevator_put(eq);
 		kfree(ad);
 		return PTR_ERR(efqd);
 	}

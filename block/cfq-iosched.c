@@ -635,7 +635,7 @@ static void cfq_arm_slice_timer(struct efq_data *efqd, void *sq)
 	if (cfqq->ioq->dispatched)
 		return;
 	/* a queueing SSD has no seek to save: keep it busy instead */
-	if (blk_queue_nonrot(efqd->queue) && cfqd->hw_tag)
+	if (efq_queue_nonrot(efqd->queue) && cfqd->hw_tag)
 		return;
 	if (!cfqd->slice_idle || !efq_queue_idle_window(cfqq->ioq))
 		return;
@@ -752,18 +752,18 @@ static const struct efq_sched_ops cfq_efq_ops = {
 
 /* --- elevator ops ---------------------------------------------------------- */
 
-static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
+static int cfq_init_sched(struct request_queue *q, efq_init_sched_t e)
 {
 	struct elevator_queue *eq;
 	struct efq_data *efqd;
 	struct cfq_data *cfqd;
 
-	eq = elevator_alloc(q, e);
+	eq = efq_elevator_alloc(q, e);
 	if (!eq)
 		return -ENOMEM;
 	cfqd = kzalloc_node(sizeof(*cfqd), GFP_KERNEL, q->node);
 	if (!cfqd) {
-		kobject_put(&eq->kobj);
+		efq_elevator_put(eq);
 		return -ENOMEM;
 	}
 	cfqd->quantum = CFQ_QUANTUM;
@@ -779,7 +779,7 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	efqd = efq_data_init(q, eq, &cfq_efq_ops, cfqd);
 	if (IS_ERR(efqd)) {
 		kfree(cfqd);
-		kobject_put(&eq->kobj);
+		efq_elevator_put(eq);
 		return PTR_ERR(efqd);
 	}
 	cfqd->efqd = efqd;

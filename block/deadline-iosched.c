@@ -143,18 +143,18 @@ static const struct efq_sched_ops dl_efq_ops = {
 	.free_sched_queue	= dl_free_sched_queue,
 };
 
-static int dl_init_sched(struct request_queue *q, struct elevator_type *e)
+static int dl_init_sched(struct request_queue *q, efq_init_sched_t e)
 {
 	struct deadline_data *dd;
 	struct elevator_queue *eq;
 	struct efq_data *efqd;
 
-	eq = elevator_alloc(q, e);
+	eq = efq_elevator_alloc(q, e);
 	if (!eq)
 		return -ENOMEM;
 	dd = kzalloc_node(sizeof(*dd), GFP_KERNEL, q->node);
 	if (!dd) {
-		kobject_put(&eq->kobj);
+		efq_elevator_put(eq);
 		return -ENOMEM;
 	}
 	dd->fifo_expire[READ] = DL_READ_EXPIRE_MS * NSEC_PER_MSEC;
@@ -167,7 +167,7 @@ static int dl_init_sched(struct request_queue *q, struct elevator_type *e)
 	efqd = efq_data_init(q, eq, &dl_efq_ops, dd);
 	if (IS_ERR(efqd)) {
 		kfree(dd);
-		kobject_put(&eq->kobj);
+		efq_elevator_put(eq);
 		return PTR_ERR(efqd);
 	}
 	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_DEADLINE_FQ_HIER);

@@ -2959,19 +2959,29 @@ void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 }
 EXPORT_SYMBOL_GPL(efq_limit_depth);
 
-/**
- * efq_depth_updated() - elevator_mq_ops.depth_updated
- * @hctx: the hardware queue whose scheduler tags changed (nr_requests)
- *
+/*
  * efq_limit_depth() hands out efq_shallow_one_per_word(); sbitmap must be
  * told the smallest shallow depth in use, or its batched wake-ups could
  * leave a waiter asleep with tags free.
  */
-void efq_depth_updated(struct blk_mq_hw_ctx *hctx)
+static void efq_hctx_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
 
 	sbitmap_queue_min_shallow_depth(bt, efq_shallow_one_per_word(bt));
+}
+
+/**
+ * efq_depth_updated() - elevator_mq_ops.depth_updated
+ * @arg: what the kernel passes (efq_depth_updated_t): the hardware queue
+ *	whose scheduler tags changed (nr_requests), or the request queue
+ *
+ * Tells each hardware queue's scheduler tags the smallest shallow depth
+ * efq_limit_depth() hands out.
+ */
+void efq_depth_updated(efq_depth_updated_t arg)
+{
+	efq_depth_updated_each(arg, efq_hctx_depth_updated);
 }
 EXPORT_SYMBOL_GPL(efq_depth_updated);
 
@@ -2984,7 +2994,7 @@ EXPORT_SYMBOL_GPL(efq_depth_updated);
  */
 int efq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
-	efq_depth_updated(hctx);
+	efq_hctx_depth_updated(hctx);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(efq_init_hctx);
@@ -3250,8 +3260,8 @@ struct efq_data *efq_data_init(struct request_queue *q,
 	efqd->group_idle = EFQ_GROUP_IDLE_NS;
 	efqd->nr_group_requests = EFQ_NR_GROUP_REQUESTS;
 	efqd->hierarchical = true;
-	hrtimer_init(&efqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	efqd->idle_timer.function = efq_idle_timer_fn;
+	efq_hrtimer_setup(&efqd->idle_timer, efq_idle_timer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
 
 	root = efq_group_alloc(GFP_KERNEL, q->node);
 	if (!root)

@@ -53,17 +53,17 @@ static const struct efq_sched_ops noop_efq_ops = {
 	.free_sched_queue	= noop_free_sched_queue,
 };
 
-static int noop_init_sched(struct request_queue *q, struct elevator_type *e)
+static int noop_init_sched(struct request_queue *q, efq_init_sched_t e)
 {
 	struct elevator_queue *eq;
 	struct efq_data *efqd;
 
-	eq = elevator_alloc(q, e);
+	eq = efq_elevator_alloc(q, e);
 	if (!eq)
 		return -ENOMEM;
 	efqd = efq_data_init(q, eq, &noop_efq_ops, NULL);
 	if (IS_ERR(efqd)) {
-		kobject_put(&eq->kobj);
+		efq_elevator_put(eq);
 		return PTR_ERR(efqd);
 	}
 	efqd->hierarchical = IS_ENABLED(CONFIG_IOSCHED_NOOP_HIER);

@@ -84,4 +84,33 @@ static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
 		wbt_enable_default(__q->disk);				\
 	} while (0)
 
+/*
+ * elevator_mq_ops.init_sched(q, e): 6.12 hands the scheduler its
+ * elevator_type, and the scheduler allocates its elevator_queue
+ * (efq_elevator_alloc()) and drops it again if it then fails
+ * (efq_elevator_put()).
+ */
+#define efq_init_sched_t struct elevator_type *
+#define efq_elevator_alloc(q, e) elevator_alloc(q, e)
+#define efq_elevator_put(eq) kobject_put(&(eq)->kobj)
+
+/*
+ * elevator_mq_ops.depth_updated(hctx): 6.12 calls it for one hardware
+ * queue; efq_depth_updated_each(hctx, fn) calls fn(hctx).
+ */
+#define efq_depth_updated_t struct blk_mq_hw_ctx *
+#define efq_depth_updated_each(hctx, fn) fn(hctx)
+
+/* An hrtimer with its callback: 6.12 sets ->function after hrtimer_init(). */
+#define efq_hrtimer_setup(timer, fn, clock, mode)			\
+	do {								\
+		struct hrtimer *__t = (timer);				\
+									\
+		hrtimer_init(__t, clock, mode);				\
+		__t->function = (fn);					\
+	} while (0)
+
+/* Is the queue's device non-rotational (an SSD)? */
+#define efq_queue_nonrot(q) blk_queue_nonrot(q)
+
 #endif /* _EFQ_COMPAT_6_12_H */

@@ -816,7 +816,7 @@ EFQ_DECLARE_ATTR(nr_group_requests);
 struct blk_mq_alloc_data;
 void efq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
 struct blk_mq_hw_ctx;
-void efq_depth_updated(struct blk_mq_hw_ctx *hctx);
+void efq_depth_updated(efq_depth_updated_t arg);
 int efq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
 
 /*
