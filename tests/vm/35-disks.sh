@@ -226,10 +226,11 @@ for k in $DISK_KINDS; do
 				mq-deadline) sq_ref=$sq_p99 ;;
 				bfq) ;;
 				*)
-					# commit p99 within 2x mq-deadline's, the writer at
-					# 80% of its throughput under none at least
+					# commit p99 within 2x mq-deadline's (any p99 is, when
+					# mq-deadline did not do its commits in time), the
+					# writer at 80% of its throughput under none at least
 					cond "disks: $k sqlite $s: commit p99 $sq_p99 ms within 2x mq-deadline's $sq_ref ms" \
-						"$(awk -v a="$sq_p99" -v b="$sq_ref" 'BEGIN { print (a != "inf" && b != "inf" && a <= 2 * b) ? 1 : 0 }')" = 1
+						"$(awk -v a="$sq_p99" -v b="$sq_ref" 'BEGIN { print (a != "inf" && (b == "inf" || a <= 2 * b)) ? 1 : 0 }')" = 1
 					cond "disks: $k sqlite $s: the writer keeps $sq_wmb MiB/s, 80% of none's $sq_none at least" \
 						"$(awk -v a="$sq_wmb" -v b="$sq_none" 'BEGIN { print (a >= 0.8 * b) ? 1 : 0 }')" = 1
 					;;
