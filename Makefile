@@ -42,7 +42,7 @@ all: build
 help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
 	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest-6.12,"
-	@echo "                   vmtest-systemd-short, vmtest-6.1-core, blktests-quick, intree-check-6.12 (what CI runs; ~67 minutes)"
+	@echo "                   vmtest-systemd-short, vmtest-6.1-core, blktests-quick, intree-check-6.12 (what CI runs; ~73 minutes)"
 	@echo "make test-full     make test, then vmtest-6.1-rest, intree-check (6.1 too), vmtest-patched, vmtest-systemd-v1"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
@@ -110,7 +110,7 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-# make test: what CI runs (.ci/run), about 67 minutes on a fresh 2-core
+# make test: what CI runs (.ci/run), about 73 minutes on a fresh 2-core
 # machine (README: the parts' times): the whole VM suite on Debian 13's
 # 6.12 with the modules, 6.1's core files (vmtest-6.1-core) and
 # blktests-quick on Debian 12's 6.1, both patch series generated and

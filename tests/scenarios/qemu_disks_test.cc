@@ -23,19 +23,11 @@
 // device in the order they come, as without a scheduler).
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <memory>
 #include <string>
 #include <tuple>
 
-#include "blk/model.h"
-#include "dev/device.h"
-#include "run/run.h"
 #include "scenario_util.h"
-#include "workload/jobfile.h"
-#include "workload/jobs.h"
 
 namespace efqscen {
 namespace {
@@ -57,42 +49,6 @@ constexpr DiskJob kJobs[] = {
 constexpr const char *kDisks[] = {"qemu-nvme", "qemu-sata", "qemu-virtio"};
 constexpr const char *kSchedulers[] = {"none", "cfq", "deadline-fq", "as", "noop"};
 
-// A Host in front of the block layer model that tells each task of its
-// IO's completion @delay_ns after the device completed it: the guest's time
-// from the interrupt to the process's next submission, which efqsim's
-// workloads otherwise do not spend (0: none, the default).  Only for
-// measurement (EFQ_QEMU_GUEST_DELAY_US); the suite runs without it.
-class DelayHost final : public w::Host {
-public:
-	DelayHost(efqsim::blk::Model &m, int64_t delay_ns) : m_(m), delay_(delay_ns) {}
-	int64_t now() const override { return m_.now(); }
-	void at(int64_t when, std::function<void()> fn) override { m_.at(when, std::move(fn)); }
-	w::TaskId create_task(const w::TaskSpec &spec) override { return m_.create_task(spec); }
-	void submit(w::TaskId task, const w::Io &io, std::function<void(int64_t)> done) override
-	{
-		if (!delay_) {
-			m_.submit(task, io, std::move(done));
-			return;
-		}
-		m_.submit(task, io, [this, done = std::move(done)](int64_t t) {
-			m_.at(t + delay_, [done, t, d = delay_] { done(t + d); });
-		});
-	}
-	uint64_t capacity_bytes() const override { return m_.capacity_bytes(); }
-	void plug(w::TaskId task) override { m_.plug(task); }
-	void unplug(w::TaskId task) override { m_.unplug(task); }
-
-private:
-	efqsim::blk::Model &m_;
-	int64_t delay_;
-};
-
-int64_t GuestDelayNs()
-{
-	const char *e = getenv("EFQ_QEMU_GUEST_DELAY_US");
-	return e ? std::llround(std::stod(e) * 1000) : 0;
-}
-
 struct Count {
 	uint64_t hi = 0, lo = 0;
 	double ratio() const { return Ratio(static_cast<double>(hi), static_cast<double>(lo)); }
@@ -111,37 +67,7 @@ Count Measure(const std::string &disk, const DiskJob &job, const std::string &sc
 								{"DEPTH", job.depth}});
 	RunSetup setup = MakeSetup(sched == "none" ? "noop" : sched, disk);
 	setup.hierarchical = sched != "none";
-	std::string err;
-	efqsim::blk::ensure_modules();
-	std::unique_ptr<efqsim::dev::Device> dev = efqsim::dev::make_device(disk, &err);
-	EXPECT_TRUE(dev) << err;
-	if (!dev)
-		return c;
-	w::ParseContext ctx;
-	ctx.capacity_bytes = dev->capacity_sectors() * 512;
-	ctx.scheduler_names = efqsim::run::scheduler_names(setup.scheduler);
-	ctx.seed = setup.seed;
-	w::JobFileInfo info;
-	std::vector<w::JobSpec> jobs = w::parse_jobfiles({path}, ctx, &err, &info);
-	EXPECT_FALSE(jobs.empty()) << err;
-	if (jobs.empty())
-		return c;
-	efqsim::blk::Config cfg;
-	cfg.scheduler = setup.scheduler;
-	cfg.hierarchical = setup.hierarchical;
-	efqsim::blk::Model model(std::move(dev), cfg);
-	EXPECT_TRUE(model.init(&err)) << err;
-	const int64_t start = model.now();
-	DelayHost host(model, GuestDelayNs());
-	w::JobEngine engine(host, std::move(jobs));
-	EXPECT_TRUE(engine.start()) << model.task_error();
-	while (!engine.finished() && model.now() - start < 60 * kSecNs)
-		model.run_until(model.now() + kSecNs / 10);
-	EXPECT_TRUE(engine.finished());
-	RunResult r;
-	r.jobs = engine.results();
-	EXPECT_TRUE(model.drain(model.now() + 60 * kSecNs)) << "requests stuck";
-	EXPECT_EQ(model.check_invariants(), "");
+	RunResult r = RunWith(setup, {path}, w::PageCacheConfig{});
 	JobSum hi = Job(r, "hi"), lo = Job(r, "lo");
 	c.hi = hi.read_ios + hi.write_ios;
 	c.lo = lo.read_ios + lo.write_ios;
