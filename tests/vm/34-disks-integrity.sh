@@ -52,7 +52,11 @@
 # budget of 600 s): 16 MiB a job, all three controls on every disk, a tree
 # of 2x3x12 files, two switch cycles at least.  vmtest.dint_disks=nvme,sata
 # and vmtest.dint_scheds=cfq,none narrow the matrix; vmtest.dint_remove=0
-# leaves the removals out; vmtest.dint_break=1 tests the checks (DI_BREAK).
+# leaves the removals out.  Stresses: vmtest.dint_cycles=N asks the switch
+# item for N cycles of the seven schedulers; vmtest.dint_remove=N removes
+# each disk N times in a row, under the schedulers of
+# vmtest.dint_rm_scheds=cfq,as,... in turn (default the one above).
+# vmtest.dint_break=1 tests the checks (DI_BREAK).
 #
 # vmtest-budget: 600
 # vmtest-budget-full: 1200
@@ -66,6 +70,10 @@ DI_KINDS=${DI_KINDS:-nvme sata virtio}
 DI_SCHEDS=$(arg dint_scheds)
 DI_REMOVE=$(arg dint_remove)
 DI_REMOVE=${DI_REMOVE:-1}
+case $DI_REMOVE in
+*[!0-9]* | '') fail "disks-integrity: vmtest.dint_remove=$DI_REMOVE is not a count" && DI_REMOVE=1 ;;
+esac
+DI_RM_SCHEDS=$(arg dint_rm_scheds)
 # vmtest.dint_break=1: the checks' own test: the data is damaged behind the
 # verifiers' backs (4 KiB of the buffered write's region overwritten before
 # its verify-only pass, a byte appended to one file of the tree before its
@@ -76,6 +84,12 @@ if [ $DI_FULL = 1 ]; then
 else
 	SZ=8 ND=2 NF=8 CYCLES=1 SWA=3 SWB=1
 fi
+_c=$(arg dint_cycles)
+case $_c in
+'') ;;
+*[!0-9]* | 0) fail "disks-integrity: vmtest.dint_cycles=$_c is not a count of cycles" ;;
+*) CYCLES=$_c ;;
+esac
 KIB=$((SZ * 1024))
 MNT=/mnt/disks
 mkdir -p $MNT
@@ -318,11 +332,11 @@ w_ext4() {
 SW_SEQ="none mq-deadline bfq cfq deadline-fq as noop"
 # rounds of two verifying fio (one per cgroup), the scheduler switched
 # through SW_SEQ again and again while they run, until CYCLES whole cycles
-# are done (6 rounds at most)
+# are done (6 rounds and 200 s a cycle at most)
 w_switch() {
 	di_sched none || return
 	_n=0 _ok=0 _r=0 _st=$(date +%s)
-	while [ $((_n / 7)) -lt $CYCLES ] && [ $_r -lt 6 ]; do
+	while [ $((_n / 7)) -lt $CYCLES ] && [ $_r -lt $((CYCLES * 6)) ]; do
 		_r=$((_r + 1))
 		in_cg di_hi /tmp/di_sa.fio fio --minimal --name=swa --filename=/dev/$D --offset=$((_r % 2))g \
 			--size=$((SZ * SWA))M --rw=randwrite --bssplit=4k/60:16k/30:64k/10 --iodepth=32 $VOPT \
@@ -344,7 +358,7 @@ w_switch() {
 			[ -e /tmp/dead.$D ] && break 2
 			echo $((100 + (_n * 170) % 900)) >$CG/di_hi/io.efq.weight
 			echo $((100 + (_n * 170) % 900)) >$CG/di_hi/io.bfq.weight 2>/dev/null
-			[ $(($(date +%s) - _st)) -lt 200 ] || break
+			[ $(($(date +%s) - _st)) -lt $((CYCLES * 200)) ] || break
 			sleep 0.2
 		done
 		di_job "random write + verify across the switches (di_hi, round $_r)" 180 $_pa /tmp/di_sa.fio $((KIB * SWA))
@@ -518,11 +532,22 @@ for k in $DI_KINDS; do
 	# hotplug slot and never lets the host's device go
 	if [ $BUILTIN = 1 ] && [ $k != sata ] && [ -z "$(ls /sys/bus/pci/slots 2>/dev/null)" ]; then
 		log "disks-integrity: $k remove skipped: no PCI hotplug slot (/sys/bus/pci/slots is empty)"
-	elif [ "$DI_REMOVE" != 0 ] && item "$k $D remove"; then
+	else
 		case $k in nvme) s=cfq ;; sata) s=as ;; *) s=deadline-fq ;; esac
-		di_start "$k $s remove"
-		if [ -e /tmp/dead.$D ]; then di_bad "$D left for dead by an earlier item"; else w_remove $k $s; fi
-		di_end
+		set -- ${DI_RM_SCHEDS:-$s}
+		_i=0
+		while [ $_i -lt $DI_REMOVE ]; do
+			_i=$((_i + 1))
+			# the next scheduler of the list, round and round
+			s=$1
+			shift
+			set -- "$@" $s
+			item "$k $D remove${DI_RM_SCHEDS:+ $s}$([ $DI_REMOVE = 1 ] || echo " $_i")" || continue
+			di_start "$k $s remove"
+			if [ -e /tmp/dead.$D ]; then di_bad "$D left for dead by an earlier item"; else w_remove $k $s; fi
+			di_end
+			D=$(disk_of $k) || break
+		done
 	fi
 	# the disk as the files after this one (35-disks) expect it: there,
 	# with its default scheduler
