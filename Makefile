@@ -91,6 +91,12 @@ help:
 	@echo "                   with apt-get download into build/); prints how many run and why the rest fail"
 	@echo "make install-weightd  build efq-weightd (Release) and install it and its systemd unit"
 	@echo "                   into [DESTDIR]$(SBINDIR) and [DESTDIR]$(UNITDIR) (Documentation/block/efq-weightd.rst)"
+	@echo "make deb           the efq-dkms and efq-weightd packages in build/deb/ (dpkg-buildpackage)"
+	@echo "make deb-check     install them with apt in a copy of the Debian 13 chroot (6.12 and 7.2, then 7.3"
+	@echo "                   headers: DKMS builds for each), remove them; make install/uninstall there too"
+	@echo "make install       without apt: the module source into /usr/src/efq-<version>, built and installed by"
+	@echo "                   dkms for every installed kernel, or into /lib/modules/<kernel>/updates/efq/; efq-weightd"
+	@echo "make uninstall     remove what make install installed"
 	@echo "make format        clang-format -i the C++ files"
 	@echo "make format-check  fail if a C++ file is not clang-formatted"
 	@echo "make clean         remove build products (keeps build/kernel-src)"
@@ -409,6 +415,38 @@ install-weightd-files:
 		>$(DESTDIR)$(UNITDIR)/efq-weightd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/efq-weightd.service
 
+# --- installing: the Debian packages, or without apt (efq-kernel.rst) -------
+# deb: build/deb/efq-dkms_<version>_all.deb and efq-weightd_<version>_<arch>.deb
+# (scripts/mkdeb: dpkg-buildpackage, debian/).  deb-check: both installed
+# with apt in an overlay of the Debian 13 chroot beside the 6.12 and 7.2
+# headers, DKMS's build for 7.3 when its headers come, removal, and make
+# install/uninstall with and without dkms (scripts/deb-check; not in make
+# test).  install/uninstall: no apt, no scripts/setup: the module source
+# into /usr/src/efq-<version>, built by dkms for every installed kernel,
+# or without dkms by kernel/Makefile into /lib/modules/<kernel>/updates/efq/
+# (scripts/efq-install); efq-weightd and its unit too where a C++ compiler is.
+WEIGHTD_PLAIN := build/weightd/efq-weightd
+.PHONY: deb deb-check install uninstall
+deb: setup
+	@scripts/mkdeb
+
+deb-check: setup
+	@scripts/deb-check
+
+install:
+	@scripts/efq-install
+	@if command -v $(CXX) >/dev/null; then \
+		mkdir -p $(dir $(WEIGHTD_PLAIN)) && \
+		$(CXX) -std=c++20 -O2 -Itools/weightd -o $(WEIGHTD_PLAIN) tools/weightd/*.cc && \
+		$(MAKE) install-weightd-files WEIGHTD_BIN=$(WEIGHTD_PLAIN); \
+	else \
+		echo "install: no C++ compiler ($(CXX)): efq-weightd is not installed"; \
+	fi
+
+uninstall:
+	@scripts/efq-install --uninstall
+	rm -f $(DESTDIR)$(SBINDIR)/efq-weightd $(DESTDIR)$(UNITDIR)/efq-weightd.service
+
 # --- C++ formatting ----------------------------------------------------------
 format: setup
 	@scripts/format
@@ -418,7 +456,7 @@ format-check: setup
 	@scripts/docs-check
 
 clean:
-	rm -rf $(TEST_DIR) $(BENCH_DIR) $(FUZZ_DIR) build/kmod build/kmod-6.12 build/kmod-7.2 build/kmod-7.3 build/check
+	rm -rf $(TEST_DIR) $(BENCH_DIR) $(FUZZ_DIR) build/kmod build/kmod-6.12 build/kmod-7.2 build/kmod-7.3 build/check build/deb build/deb-check build/weightd
 
 distclean:
 	rm -rf build
