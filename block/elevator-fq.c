@@ -64,6 +64,7 @@
 #include <linux/jiffies.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/bio.h>
 #include <linux/sbitmap.h>
 #include <linux/blktrace_api.h>
 #include <linux/kstrtox.h>
@@ -1591,37 +1592,42 @@ static struct efq_queue *efq_cooperator(struct efq_data *efqd,
 	return coop;
 }
 
-/* Doublings of writeback's depth after which it is unbounded (1024). */
+/* Doublings of writeback's depth after which it is unbounded (1024 units). */
 #define EFQ_WRITEBACK_RAMP	10
+/* The unit of writeback's depth: 128 KiB, in sectors. */
+#define EFQ_WRITEBACK_UNIT	256U
 /* A sync request that took longer from allocation to completion waited. */
 #define EFQ_SYNC_DELAYED_NS	(10 * NSEC_PER_MSEC)
 
 /**
- * efq_writeback_depth() - the writes writeback may have in the device now
+ * efq_writeback_sectors() - how much writeback may have in the device now
  * @efqd: the device
  *
- * One, doubled for each sync slice (slice_sync) that has passed since a
- * delayed sync request completed on the device (one that took more than
- * EFQ_SYNC_DELAYED_NS from its allocation); unbounded after
- * EFQ_WRITEBACK_RAMP doublings.  A process blocked on a sync request (a read, an fsync's
- * data or journal write, the flush after it) waits behind whatever the
- * device already holds, and a device that queues commands serves them in
- * its own order: 32 writes of 128 KiB ahead of a read are 100 ms at
- * 40 MB/s, and an fsync'd commit takes several such steps.  Only a sync
+ * EFQ_WRITEBACK_UNIT sectors, doubled for each sync slice (slice_sync)
+ * that has passed since a delayed sync request completed on the device
+ * (one that took more than EFQ_SYNC_DELAYED_NS from its allocation);
+ * unbounded after EFQ_WRITEBACK_RAMP doublings.  A process blocked on a
+ * sync request (a read, an fsync's data or journal write, the flush after
+ * it) waits behind whatever the device already holds, and a device that
+ * queues commands serves them in its own order: 4 MiB of writes ahead of
+ * a read are 100 ms at 40 MB/s, and an fsync'd commit takes several such
+ * steps.  The bound is in sectors, not requests, since what a read waits
+ * for is the data ahead of it: AHCI's writeback requests are 128 KiB,
+ * virtio-blk's up to 1.25 MiB, and ten of those are 0.3 s.  Only a sync
  * request that waited lowers the depth (as legacy CFQ learned in 2.6.33):
  * on a device that serves its queue fast, sync requests do not wait behind
- * writeback, and a writer at depth one would leave its parallelism
+ * writeback, and a writer held to one unit would leave its parallelism
  * unused.  The depth doubles, and does not jump to the device's, so that
- * a deep device (virtio's 256 commands, 32 MiB of writeback at 40 MB/s)
- * is not filled at once: the first read that waits again lowers it.  The
- * rule is device-wide: it limits how deep writeback runs in
- * its turn, not whose turn it is, and applies to a single-queue
- * scheduler's queue that holds writes only (efq_decide()); cfq ramps its
- * async queues its own way (low_latency).
+ * a deep device (virtio's 256 commands) is not filled at once: the first
+ * read that waits again lowers it.  The rule is device-wide: it limits
+ * how deep writeback runs in its turn, not whose turn it is, and applies
+ * to a single-queue scheduler's queue that holds writes only
+ * (efq_decide()), which may always have one request in flight, however
+ * large; cfq ramps its async queues its own way (low_latency).
  *
- * Return: the number of requests, UINT_MAX for no bound.
+ * Return: the sectors, UINT_MAX for no bound.
  */
-static unsigned int efq_writeback_depth(struct efq_data *efqd)
+static unsigned int efq_writeback_sectors(struct efq_data *efqd)
 {
 	u64 since = ktime_get_ns() - efqd->last_delayed_sync;
 	u64 slices = div64_u64(since, max_t(u64, efqd->slice[1], 1));
@@ -1629,7 +1635,7 @@ static unsigned int efq_writeback_depth(struct efq_data *efqd)
 	lockdep_assert_held(&efqd->lock);
 	if (!efqd->last_delayed_sync || slices >= EFQ_WRITEBACK_RAMP)
 		return UINT_MAX;
-	return 1U << slices;
+	return EFQ_WRITEBACK_UNIT << slices;
 }
 
 /* What a selection would do with the queue in service. */
@@ -1768,13 +1774,14 @@ static enum efq_verdict efq_decide(struct efq_data *efqd, bool force,
 	/*
 	 * Slice left and requests queued: the queue keeps the disk, but a
 	 * single-queue scheduler's queue that holds writeback only (no sync
-	 * request queued) sends no more than efq_writeback_depth() to the
-	 * device; one of its completions ends the hold.
+	 * request queued) sends another request only while what it has in
+	 * the device is under efq_writeback_sectors(); one of its
+	 * completions ends the hold.
 	 */
 	if (ioq->nr_queued) {
 		if ((efqd->ops->features & EFQ_FEAT_SINGLE_QUEUE) &&
-		    !ioq->sync_pending &&
-		    ioq->dispatched >= efq_writeback_depth(efqd))
+		    !ioq->sync_pending && ioq->dispatched &&
+		    ioq->flight_sectors >= efq_writeback_sectors(efqd))
 			return EFQ_HOLD;
 		return EFQ_KEEP;
 	}
@@ -2431,6 +2438,15 @@ void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 }
 EXPORT_SYMBOL_GPL(efq_request_merged_away);
 
+/* @rq's sectors leave @ioq's flight_sectors (a completion or a requeue). */
+static void efq_flight_done(struct efq_queue *ioq, struct request *rq)
+{
+	unsigned int n = efq_rq_flight_sectors(rq);
+
+	if (!WARN_ON_ONCE(n > ioq->flight_sectors))
+		ioq->flight_sectors -= n;
+}
+
 /**
  * efq_request_dispatched() - a request of @ioq goes to the driver
  * @efqd: the device
@@ -2444,11 +2460,20 @@ EXPORT_SYMBOL_GPL(efq_request_merged_away);
 void efq_request_dispatched(struct efq_data *efqd, struct efq_queue *ioq,
 			    struct request *rq)
 {
+	unsigned int n;
+
 	lockdep_assert_held(&efqd->lock);
+	/*
+	 * The data it carries, for its completion (efq_rq_flight_sectors()):
+	 * a discard or a write of zeroes moves none, and may span 4 GiB.
+	 */
+	n = rq->bio && bio_has_data(rq->bio) ? blk_rq_sectors(rq) : 0;
+	rq->elv.priv[1] = (void *)((uintptr_t)n + 1);
 	efq_rq_unlink(efqd, rq);
 	rq->rq_flags |= RQF_STARTED;
 	efq_request_removed(efqd, ioq, rq);
 	ioq->dispatched++;
+	ioq->flight_sectors += n;
 	efqd->rq_in_driver++;
 	if (rq_is_sync(rq))
 		ioq->group->sync_flight++;
@@ -2477,6 +2502,7 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 	lockdep_assert_held(&efqd->lock);
 	if (!WARN_ON_ONCE(!ioq->dispatched))
 		ioq->dispatched--;
+	efq_flight_done(ioq, rq);
 	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
 		efqd->rq_in_driver--;
 	ioq->nr_sectors -= min_t(u64, ioq->nr_sectors, blk_rq_sectors(rq));
@@ -2542,7 +2568,6 @@ EXPORT_SYMBOL_GPL(efq_rq_clear_queue);
  */
 void efq_rq_dispatched(struct efq_data *efqd, struct request *rq)
 {
-	rq->elv.priv[1] = rq;
 	efq_request_dispatched(efqd, efq_rq_queue(rq), rq);
 }
 EXPORT_SYMBOL_GPL(efq_rq_dispatched);
@@ -2751,6 +2776,7 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 		efqd->rq_in_driver--;
 	if (!WARN_ON_ONCE(!ioq->dispatched))
 		ioq->dispatched--;
+	efq_flight_done(ioq, rq);
 	if (rq_is_sync(rq) && rq->start_time_ns) {
 		u64 now = ktime_get_ns();
 

@@ -197,6 +197,8 @@ enum efq_queue_flag {
  * @ioprio: priority level 0..7 the weight was derived from
  * @nr_queued: requests in the scheduler, not yet dispatched
  * @dispatched: requests dispatched and not yet completed
+ * @flight_sectors: the data those requests carried to the driver, in
+ *	sectors (a discard's or a write of zeroes' range is not data)
  * @meta_pending: queued metadata requests
  * @sync_pending: queued sync requests (rq_is_sync())
  * @nr_sectors: sectors dispatched in the current activation
@@ -215,6 +217,7 @@ struct efq_queue {
 	unsigned short ioprio;
 	unsigned int nr_queued;
 	unsigned int dispatched;
+	unsigned int flight_sectors;
 	unsigned int meta_pending;
 	unsigned int sync_pending;
 	u64 nr_sectors;
@@ -359,7 +362,7 @@ enum efq_expire_reason {
  * @idle_end: when the wait @idle_timer was armed for ends (ns)
  * @last_delayed_sync: when a sync request that took longer than
  *	EFQ_SYNC_DELAYED_NS completed on the device (ns): the depth of
- *	writeback ramps up from it (efq_writeback_depth())
+ *	writeback ramps up from it (efq_writeback_sectors())
  * @idle_timer: the one timer of queue idling, group idling and wait-busy
  * @oom_queue: fallback queue of the root group when allocation fails
  * @dev: device number
@@ -571,7 +574,8 @@ static inline void efq_decay_add(struct efq_decay *d, u64 value)
 /*
  * --- a request's queue, kept in rq->elv.priv[] by these helpers alone
  * (every scheduler uses them): priv[0] is the request's queue (with a
- * reference), priv[1] says it was dispatched ---
+ * reference), priv[1] is NULL until it is dispatched, then one more than
+ * the sectors of data it carried to the driver (efq_rq_flight_sectors()) ---
  */
 void efq_rq_prepare(struct request *rq);
 void efq_rq_set_queue(struct request *rq, struct efq_queue *ioq);
@@ -600,6 +604,21 @@ static inline struct efq_queue *efq_rq_queue(struct request *rq)
 static inline bool efq_rq_was_dispatched(struct request *rq)
 {
 	return !!rq->elv.priv[1];
+}
+
+/**
+ * efq_rq_flight_sectors() - the data @rq carried to the driver
+ * @rq: a dispatched request (efq_rq_was_dispatched())
+ *
+ * Its data's size when it was dispatched, in sectors: the block layer has
+ * consumed it by the time the request finishes.
+ *
+ * Return: the sectors, counted in its queue's flight_sectors; 0 for a
+ * request efq_request_dispatched() did not see.
+ */
+static inline unsigned int efq_rq_flight_sectors(struct request *rq)
+{
+	return rq->elv.priv[1] ? (unsigned int)((uintptr_t)rq->elv.priv[1] - 1) : 0;
 }
 
 void efq_finish_request(struct request *rq);
