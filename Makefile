@@ -34,7 +34,7 @@ TEST_DIR  := build/test
 BENCH_DIR := build/bench
 SETUP     := scripts/setup
 
-.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-disks vmtest-systemd vmtest-systemd-short vmtest-systemd-v1 vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
+.PHONY: all help setup build unit test test-full check module vmtest vmtest-6.12 vmtest-7.2 vmtest-disks vmtest-systemd vmtest-systemd-short vmtest-systemd-v1 vmtest-6.1-core vmtest-6.1-rest vmtest-integrity kbench bench format format-check clean distclean run
 .PHONY: fuzz-build fuzz fuzz-short soak fio-examples
 
 all: build
@@ -58,6 +58,7 @@ help:
 	@echo "                   KVER=6.12: Debian 13's 6.12 image with build/kmod-6.12, files in build/vm-6.12/"
 	@echo "                   KVER=7.2 (7.3): trixie-backports' kernel with build/kmod-7.2, files in build/vm-7.2/"
 	@echo "make vmtest-6.12   make vmtest KVER=6.12 (part of make test); VMTEST_ONLY=40-,45- runs those files only"
+	@echo "make vmtest-7.2    make vmtest KVER=7.2: the whole suite on Debian's 7.2 (part of make test-full)"
 	@echo "make vmtest-systemd  a Debian 13 root with systemd as PID 1 on 6.12: IOWeight=, IODeviceWeight=, runc's"
 	@echo "                   blockIO.weight reaching efq through efq-weightd (not in make test; VMTEST_ONLY as above)"
 	@echo "make vmtest-systemd-v1  a Debian 12 root with systemd 252 as PID 1 on 6.1 on cgroup v1: runc's blockIO.weight"
@@ -130,7 +131,7 @@ unit: build
 # virtio disks (vmtest-disks).
 test: setup build unit fuzz-short format-check check vmtest-6.12 vmtest-systemd-short vmtest-6.1-core blktests-quick intree-check-6.12
 
-test-full: test vmtest-6.1-rest intree-check vmtest-patched vmtest-systemd-v1 vmtest-disks
+test-full: test vmtest-6.1-rest vmtest-7.2 intree-check vmtest-patched vmtest-systemd-v1 vmtest-disks
 
 # --- fuzzing: libFuzzer harnesses of efqsim's inputs (tests/fuzz) -------------
 # build/fuzz: clang with -fsanitize=fuzzer,address,undefined (EFQ_FUZZ);
@@ -207,6 +208,12 @@ vmtest: setup build module
 # vmtest-6.12: make vmtest KVER=6.12 (part of make test)
 vmtest-6.12: setup build
 	@$(MAKE) --no-print-directory vmtest KVER=6.12
+
+# vmtest-7.2: the whole suite on trixie-backports' and forky's 7.2 (about
+# 30 minutes; part of make test-full, not of make test, which has the 7.2
+# and 7.3 modules' checks only: make check)
+vmtest-7.2: setup build
+	@$(MAKE) --no-print-directory vmtest KVER=7.2
 
 # vmtest-systemd: a Debian 13 root file system (scripts/vm/mkrootfs, cached in
 # build/vm-systemd/) booted with systemd as PID 1 on Debian 13's 6.12, with
