@@ -2438,11 +2438,13 @@ void efq_request_merged_away(struct efq_data *efqd, struct efq_queue *ioq,
 }
 EXPORT_SYMBOL_GPL(efq_request_merged_away);
 
-/* @rq's sectors leave @ioq's flight_sectors (a completion or a requeue). */
+/* @rq left the driver (a completion or a requeue): @ioq's counts of it. */
 static void efq_flight_done(struct efq_queue *ioq, struct request *rq)
 {
 	unsigned int n = efq_rq_flight_sectors(rq);
 
+	if (!WARN_ON_ONCE(!ioq->dispatched))
+		ioq->dispatched--;
 	if (!WARN_ON_ONCE(n > ioq->flight_sectors))
 		ioq->flight_sectors -= n;
 }
@@ -2500,8 +2502,6 @@ void efq_request_requeued(struct efq_data *efqd, struct efq_queue *ioq,
 			  struct request *rq)
 {
 	lockdep_assert_held(&efqd->lock);
-	if (!WARN_ON_ONCE(!ioq->dispatched))
-		ioq->dispatched--;
 	efq_flight_done(ioq, rq);
 	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
 		efqd->rq_in_driver--;
@@ -2774,8 +2774,6 @@ void efq_request_completed(struct efq_data *efqd, struct efq_queue *ioq,
 	lockdep_assert_held(&efqd->lock);
 	if (!WARN_ON_ONCE(!efqd->rq_in_driver))
 		efqd->rq_in_driver--;
-	if (!WARN_ON_ONCE(!ioq->dispatched))
-		ioq->dispatched--;
 	efq_flight_done(ioq, rq);
 	if (rq_is_sync(rq) && rq->start_time_ns) {
 		u64 now = ktime_get_ns();
