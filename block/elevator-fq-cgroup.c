@@ -40,6 +40,7 @@
 struct efq_group_pd {
 	struct blkg_policy_data pd;
 	struct efq_group group;
+	struct rcu_head rcu;
 };
 
 /**
@@ -64,7 +65,11 @@ EXPORT_SYMBOL_GPL(efq_group_alloc);
  */
 void efq_group_free(struct efq_group *iog)
 {
-	kfree(container_of(iog, struct efq_group_pd, group));
+	/*
+	 * After a grace period: a statistics file's reader may hold the
+	 * policy data (efq_prfill_stat()).
+	 */
+	kfree_rcu(container_of(iog, struct efq_group_pd, group), rcu);
 }
 EXPORT_SYMBOL_GPL(efq_group_free);
 
@@ -1075,15 +1080,27 @@ static u64 efq_stat_value(struct efq_group *iog, int which)
 	}
 }
 
+/*
+ * One device's line.  The core may call this under rcu_read_lock() alone
+ * (7.x), while the scheduler's exit deactivates the policy and frees the
+ * device's groups: the policy data itself stays readable until a grace
+ * period passes (efq_group_free()), and with efq_blkg_print_lock() held,
+ * a policy still on the queue with @pd still the blkg's means that the
+ * device's scheduler, which the root cgroup's line reads, is still there.
+ */
 static u64 efq_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
 			   int which)
 {
-	dev_t dev = efq_blkg_dev(pd_to_blkg(pd));
+	struct blkcg_gq *blkg = pd_to_blkg(pd);
+	dev_t dev = efq_blkg_dev(blkg);
 
 	if (!dev)
 		return 0;
-	seq_printf(sf, "%u:%u %llu\n", MAJOR(dev), MINOR(dev),
-		   efq_stat_value(efq_stat_group(pd), which));
+	efq_blkg_print_lock(blkg->q);
+	if (efq_blkg_pd_current(blkg, &efq_blkcg_policy, pd))
+		seq_printf(sf, "%u:%u %llu\n", MAJOR(dev), MINOR(dev),
+			   efq_stat_value(efq_stat_group(pd), which));
+	efq_blkg_print_unlock(blkg->q);
 	return 0;
 }
 

@@ -3123,6 +3123,21 @@ static void efq_debugfs_queue(struct seq_file *m, struct efq_data *efqd,
 			   div_s64((s64)(ioq->slice_end - now), NSEC_PER_USEC));
 }
 
+/*
+ * The device a debugfs show reads, called with efq_debugfs_lock() held:
+ * NULL once @q's elevator is no longer one of efq's (7.x removes the files
+ * after the switch that ended the scheduler; efq-compat-7.2.h).  Every efq
+ * scheduler's limit_depth is efq_limit_depth().
+ */
+static struct efq_data *efq_debugfs_device(struct request_queue *q)
+{
+	struct elevator_queue *e = q->elevator;
+
+	if (!e || e->type->ops.limit_depth != efq_limit_depth)
+		return NULL;
+	return e->elevator_data;
+}
+
 /**
  * efq_debugfs_state_show() - debugfs "state": what the engine is doing
  * @data: the request queue
@@ -3136,13 +3151,19 @@ static void efq_debugfs_queue(struct seq_file *m, struct efq_data *efqd,
 int efq_debugfs_state_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
-	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_data *efqd;
 	char *path;
-	int i;
+	int i, ret;
 
 	path = kmalloc(EFQ_PATH_LEN, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
+	ret = efq_debugfs_lock(q);
+	if (ret)
+		goto free;
+	efqd = efq_debugfs_device(q);
+	if (!efqd)
+		goto unlock;
 	spin_lock_irq(&efqd->lock);
 	seq_printf(m, "hierarchical=%d fairness=%u\n", efqd->hierarchical,
 		   efqd->fairness);
@@ -3161,8 +3182,11 @@ int efq_debugfs_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "\npreempted=%lu yields=%lu\n", efqd->nr_preempted,
 		   efqd->nr_yields);
 	spin_unlock_irq(&efqd->lock);
+unlock:
+	efq_debugfs_unlock(q);
+free:
 	kfree(path);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(efq_debugfs_state_show);
 
@@ -3222,20 +3246,30 @@ static void efq_debugfs_group(struct seq_file *m, struct efq_data *efqd,
 int efq_debugfs_trees_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
-	struct efq_data *efqd = q->elevator->elevator_data;
+	struct efq_data *efqd;
 	struct efq_group *iog;
 	char *path;
+	int ret;
 
 	path = kmalloc(EFQ_PATH_LEN, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
+	ret = efq_debugfs_lock(q);
+	if (ret)
+		goto free;
+	efqd = efq_debugfs_device(q);
+	if (!efqd)
+		goto unlock;
 	spin_lock_irq(&efqd->lock);
 	efq_debugfs_group(m, efqd, efqd->root_group, path);
 	list_for_each_entry(iog, &efqd->group_list, efqd_node)
 		efq_debugfs_group(m, efqd, iog, path);
 	spin_unlock_irq(&efqd->lock);
+unlock:
+	efq_debugfs_unlock(q);
+free:
 	kfree(path);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(efq_debugfs_trees_show);
 #endif /* CONFIG_BLK_DEBUG_FS */
@@ -3319,6 +3353,8 @@ struct efq_data *efq_data_init(struct request_queue *q,
 	 * when the scheduler goes (efq_data_exit()), as with bfq.
 	 */
 	efq_wbt_disable(q);
+	/* efq_limit_depth() splits the tags itself: no async_depth of its own */
+	efq_init_async_depth(q);
 	return efqd;
 
 put_queues:

@@ -113,4 +113,23 @@ static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
 /* Is the queue's device non-rotational (an SSD)? */
 #define efq_queue_nonrot(q) blk_queue_nonrot(q)
 
+/*
+ * The scheduler's debugfs files are removed before exit_sched, and their
+ * removal waits for the shows running: nothing to lock (7.x: see
+ * efq-compat-7.2.h).
+ */
+#define efq_debugfs_lock(q) ((void)(q), 0)
+#define efq_debugfs_unlock(q) ((void)(q))
+
+/*
+ * blkcg_print_blkgs() holds the blkg's queue_lock around each prfill and
+ * has checked that the policy is on and @pd is the blkg's.
+ */
+#define efq_blkg_print_lock(q) lockdep_assert_held(&(q)->queue_lock)
+#define efq_blkg_print_unlock(q) ((void)(q))
+#define efq_blkg_pd_current(blkg, pol, pd) ((void)(blkg), true)
+
+/* No queue/async_depth file. */
+#define efq_init_async_depth(q) ((void)(q))
+
 #endif /* _EFQ_COMPAT_6_12_H */

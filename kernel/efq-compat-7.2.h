@@ -71,10 +71,10 @@ static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
 
 /*
  * elevator_mq_ops.init_sched(q, eq): the core allocates the
- * elevator_queue (elevator_alloc() is no longer exported) with its
- * scheduler tags before it freezes the queue, hands it to init_sched, and
- * drops it itself when init_sched fails.  The scheduler still publishes
- * it as q->elevator.
+ * elevator_queue (elevator_alloc() is no longer exported) with the queue
+ * frozen, after the scheduler tags it made before the freeze, hands it to
+ * init_sched, and drops it itself when init_sched fails.  The scheduler
+ * still publishes it as q->elevator.
  */
 #define efq_init_sched_t struct elevator_queue *
 #define efq_elevator_alloc(q, eq) ((void)(q), (eq))
@@ -101,5 +101,45 @@ static struct blkg_policy_data *fn##_fn(struct gendisk *disk,		\
 
 /* Is the queue's device non-rotational?  blk_queue_nonrot() is gone. */
 #define efq_queue_nonrot(q) (!blk_queue_rot(q))
+
+/*
+ * The scheduler's debugfs files (sched/state, sched/service_trees) outlive
+ * exit_sched: 7.x removes them once the switch is done, after q->elevator
+ * went to NULL or to the next scheduler.  A show holds q->elevator_lock,
+ * which every switch holds, and checks that q->elevator is still efq's
+ * (efq_debugfs_lock() returns 0 or -EINTR).
+ */
+#define efq_debugfs_lock(q) mutex_lock_interruptible(&(q)->elevator_lock)
+#define efq_debugfs_unlock(q) mutex_unlock(&(q)->elevator_lock)
+
+/*
+ * blkcg_print_blkgs() calls its prfill under rcu_read_lock() alone (6.x
+ * held the blkg's queue_lock there), while blkcg_deactivate_policy()
+ * frees the policy data under queue_lock: a prfill that follows the pd
+ * past its own memory takes queue_lock and checks the policy is still on.
+ */
+#define efq_blkg_print_lock(q) spin_lock_irq(&(q)->queue_lock)
+#define efq_blkg_print_unlock(q) spin_unlock_irq(&(q)->queue_lock)
+#define efq_blkg_pd_current(blkg, pol, pd)				\
+	({								\
+		struct blkcg_gq *__blkg = (blkg);			\
+		const struct blkcg_policy *__pol = (pol);		\
+									\
+		blkcg_policy_enabled(__blkg->q, __pol) &&		\
+			blkg_to_pd(__blkg, __pol) == (pd);		\
+	})
+
+/*
+ * queue/async_depth: each scheduler says what its async requests may
+ * take; efq limits requests by group and by sync/async itself
+ * (efq_limit_depth()) and leaves the file at nr_requests, as mq-deadline
+ * starts it, rather than show the previous scheduler's value.
+ */
+#define efq_init_async_depth(q)						\
+	do {								\
+		struct request_queue *__q = (q);			\
+									\
+		__q->async_depth = __q->nr_requests;			\
+	} while (0)
 
 #endif /* _EFQ_COMPAT_7_2_H */

@@ -121,6 +121,52 @@ else
 	fail "fio across the switches ends within 20 s"
 fi
 
+# --- readers of the scheduler's files during switches ------------------------------
+# debugfs sched/state and sched/service_trees (two readers), and the
+# statistics files of the root cgroup (read through the device's scheduler)
+# and of a child, read in loops while the scheduler changes 480 times under
+# IO.  On 7.x the debugfs files outlive the scheduler's exit (they go once
+# the switch is done) and the cgroup files print under rcu_read_lock()
+# alone while the exit frees the groups: a reader that does not check that
+# the scheduler is still efq's reads freed or another scheduler's memory
+# (with the modules before the fix, on 7.2.12: a show spun on the next
+# scheduler's data taken for efq's lock until the RCU stall panicked the
+# kernel).
+nb_create 8 $MID || fail "create nullb8"
+# shellcheck disable=SC2046
+in_cg lc /tmp/rd.fio $(fiojob rd nullb8 60)
+pid=$!
+rm -f /tmp/rd.stop /tmp/rd.dbg
+# (the shell's own read: no fork per reading, so that the readings come
+# fast enough to meet a switch between its steps)
+for r in 1 2; do
+	sh -c 'n=0; while [ ! -e /tmp/rd.stop ]; do read -r _ <$0/state; read -r _ <$0/service_trees; n=$((n + 1)); done 2>/dev/null; echo $n >>/tmp/rd.dbg' \
+		$DBG/block/nullb8/sched &
+	eval rp$r=\$!
+done
+sh -c 'n=0; while [ ! -e /tmp/rd.stop ]; do for f in io.efq.disk_time io.efq.disk_sectors lc/io.efq.disk_time lc/io.stat; do read -r _ <$0/$f; done; n=$((n + 1)); done 2>/dev/null; echo $n >/tmp/rd.cg' \
+	$CG &
+rp3=$!
+ok=0 n=0 r=0
+while [ $r -lt 60 ]; do
+	for s in cfq none deadline-fq mq-deadline noop bfq as none; do
+		n=$((n + 1))
+		echo $s >/sys/block/nullb8/queue/scheduler 2>/dev/null && ok=$((ok + 1))
+	done
+	r=$((r + 1))
+done
+touch /tmp/rd.stop
+for p in $rp1 $rp2 $rp3; do
+	wait_pid $p 10 || fail "a reader of the scheduler's files ends"
+done
+cond "$n scheduler switches with the sched debugfs files and the cgroup statistics read in loops ($ok took effect; $(tr '\n' ' ' </tmp/rd.dbg 2>/dev/null)and $(cat /tmp/rd.cg 2>/dev/null) rounds of reads)" $ok = $n
+kill $pid 2>/dev/null
+if wait_pid $pid 20; then
+	nb_remove 8
+else
+	fail "fio across the switches with the readers ends within 20 s"
+fi
+
 # --- two devices at once with different schedulers -------------------------------
 for pair in "as noop" "deadline-fq bfq" "noop cfq" "cfq deadline-fq"; do
 	a=${pair% *} b=${pair#* }
