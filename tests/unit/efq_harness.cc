@@ -143,11 +143,24 @@ void EfqTest::Reinit(const Options &o)
 	InitDevice();
 }
 
+// The elevator type the harness's elevator_queue names, as the kernel's
+// elevator_alloc() sets it: an efq scheduler's, whose limit_depth is the
+// engine's (efq_debugfs_state_show() checks it).
+static struct elevator_type *HarnessType()
+{
+	static struct elevator_type type {
+	};
+
+	type.ops.limit_depth = efq_limit_depth;
+	return &type;
+}
+
 void EfqTest::InitDevice()
 {
 	q_ = std::make_unique<struct request_queue>();
 	disk_ = std::make_unique<struct gendisk>();
 	eq_ = std::make_unique<struct elevator_queue>();
+	eq_->type = HarnessType();
 	disk_->major = 8;
 	disk_->first_minor = 0;
 	disk_->minors = 16;

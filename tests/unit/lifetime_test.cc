@@ -77,6 +77,8 @@ TEST_F(Lifetime, InitDataFailsCleanlyWhenTheRootQueueCannotBeAllocated)
 	fail_alloc_sched_queue = false;
 	EXPECT_EQ(e, ERR_PTR(-ENOMEM));
 	EXPECT_EQ(d.eq->elevator_data, nullptr);
+	// groups go after a grace period (a statistics file may be reading)
+	rcu_barrier();
 	EXPECT_EQ(sim_slab_live(), live);
 }
 
