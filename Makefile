@@ -117,7 +117,7 @@ unit: build
 	@set -o pipefail; ctest --test-dir $(TEST_DIR) --output-on-failure -j$(JOBS) | \
 		grep -vE '^Internal ctest changing|^ +Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec$$'
 
-# make test: what CI runs (.ci/run), about 73 minutes on a fresh 2-core
+# make test: what CI runs (.ci/run), about 75 minutes on a fresh 2-core
 # machine (README: the parts' times): the whole VM suite on Debian 13's
 # 6.12 with the modules, 6.1's core files (vmtest-6.1-core) and
 # blktests-quick on Debian 12's 6.1, both patch series generated and
