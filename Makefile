@@ -74,7 +74,8 @@ help:
 	@echo "make blktests BLKTESTS=DIR  blktests' block group in the VM: control, listed, each efq scheduler as"
 	@echo "                   the default (BLKTESTS_MODES=control,listed,cfq,...): scripts/vm/blktests"
 	@echo "make blktests-quick  7 block tests, control, cfq, deadline-fq and as as the default (part of make test;"
-	@echo "                   BLKTESTS_QUICK=DIR, default $(BLKTESTS_QUICK))"
+	@echo "                   BLKTESTS_QUICK=DIR, default $(BLKTESTS_QUICK)); both on Debian 12's 6.1, KVER=7.2 (6.12,"
+	@echo "                   7.3): that kernel with build/kmod-7.2, files in build/blktests-7.2/ (blktests-quick-7.2/)"
 	@echo "make patches       the patch series for a kernel tree: out/patches-6.12/ and out/patches-6.1/"
 	@echo "make intree-check  apply each series to its linux-source (6.12, 6.1) and build block/ (=y, =m);"
 	@echo "                   intree-check-6.12: 6.12's only (part of make test)"
@@ -287,12 +288,19 @@ kbench: setup build module
 # build/blktests/tree and built there); BLKTESTS_MODES a comma-separated
 # subset of control,listed,cfq,deadline-fq,as,noop (default: all six, one
 # boot each); BLKTESTS_ARGS more options (scripts/vm/blktests --help).
+# KVER=7.2 (6.12, 7.3, or a full KVER) boots that series' Debian kernel
+# with build/kmod-7.2, as make vmtest KVER=7.2 does (scripts/vm/blktests
+# --series); its files go to build/blktests-7.2/ (blktests-quick's to
+# build/blktests-quick-7.2/).
 .PHONY: blktests
 BLKTESTS ?=
 BLKTESTS_MODES ?=
 BLKTESTS_ARGS ?=
+BT_SERIES := $(if $(KVER),$(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/'))
+BT_SUFFIX := $(if $(filter-out 6.1,$(BT_SERIES)),-$(BT_SERIES))
 blktests: setup module
-	@JOBS=$(JOBS) scripts/vm/blktests $(if $(BLKTESTS_MODES),--modes $(BLKTESTS_MODES)) $(BLKTESTS_ARGS) $(BLKTESTS)
+	@JOBS=$(JOBS) scripts/vm/blktests $(if $(BT_SERIES),--series $(BT_SERIES)) \
+		$(if $(BLKTESTS_MODES),--modes $(BLKTESTS_MODES)) $(BLKTESTS_ARGS) $(BLKTESTS)
 
 # blktests-quick (part of make test): the control and each efq scheduler
 # made the default, on the block tests that merge, discard, flush, switch
@@ -308,8 +316,8 @@ BLKTESTS_QUICK_TESTS := 003,004,005,009,021,029,035
 .PHONY: blktests-quick
 blktests-quick: setup module
 	@if [ -d "$(BLKTESTS_QUICK)" ]; then \
-		JOBS=$(JOBS) EFQ_BT_DIR=$(CURDIR)/build/blktests-quick \
-			scripts/vm/blktests --modes control,cfq,deadline-fq,as \
+		JOBS=$(JOBS) EFQ_BT_DIR=$(CURDIR)/build/blktests-quick$(BT_SUFFIX) \
+			scripts/vm/blktests $(if $(BT_SERIES),--series $(BT_SERIES)) --modes control,cfq,deadline-fq,as \
 			--tests $(BLKTESTS_QUICK_TESTS) --timeout-for 029=10,035=10,005=10 \
 			--retries 0 $(BLKTESTS_ARGS) $(BLKTESTS_QUICK); \
 	elif [ -n "$$CI" ]; then \
