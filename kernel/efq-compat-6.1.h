@@ -109,7 +109,8 @@ static struct blkg_policy_data *fn##_fn(gfp_t gfp,			\
  */
 #define efq_blkg_print_lock(q) lockdep_assert_held(&(q)->queue_lock)
 #define efq_blkg_print_unlock(q) ((void)(q))
-#define efq_blkg_pd_current(blkg, pol, pd) ((void)(blkg), true)
+#define efq_blkg_pd_current(blkg, pol, pd)				\
+	((void)(blkg), (void)(pol), (void)(pd), true)
 
 /* No queue/async_depth file. */
 #define efq_init_async_depth(q) ((void)(q))
