@@ -16,11 +16,12 @@
 #   build/debian13     the Debian 13 chroot the 6.12 modules build in (scripts/debian13)
 #   build/check        logs of the last `make check`
 #   build/patches-6.12 scratch repos of `make patches` (series in out/patches-6.12,
-#   build/patches-6.1  out/patches-6.1)
-#   build/intree-6.12  linux-source-6.12 and -6.1 trees + O= builds of
-#   build/intree-6.1   `make intree-check`
+#   build/patches-6.1  out/patches-6.1, out/patches-7.2; build/patches-7.2)
+#   build/intree-6.12  linux-source-6.12, -6.1 and -7.2 trees + O= builds of
+#   build/intree-6.1   `make intree-check` (build/intree-7.2)
 #   build/vmtest-patched-6.12  the kernels and initramfs of `make vmtest-patched`
-#   build/vmtest-patched       (the 6.1 one)
+#   build/vmtest-patched       (the 6.1 one; build/vmtest-patched-7.2 7.2's;
+#                      -iocost beside each: with iocost)
 #   build/kbench       the kernel image, initramfs and console of `make kbench`
 
 SHELL := /bin/bash
@@ -43,7 +44,8 @@ help:
 	@echo "make run           the demo: the cover letter's Tests 2 and 3 in efqsim, tables + plots in out/"
 	@echo "make test          setup, build, unit tests, fuzz-short, format-check, check, vmtest-6.12,"
 	@echo "                   vmtest-systemd-short, vmtest-6.1-core, blktests-quick, intree-check-6.12 (what CI runs; ~73 minutes)"
-	@echo "make test-full     make test, then vmtest-6.1-rest, intree-check (6.1 too), vmtest-patched, vmtest-systemd-v1"
+	@echo "make test-full     make test, then vmtest-6.1-rest, vmtest-7.2, intree-check (6.1 and 7.2 too), vmtest-patched"
+	@echo "                   (6.12, 6.1 and 7.2), vmtest-systemd-v1, vmtest-disks"
 	@echo "make setup         install the Debian packages the project needs"
 	@echo "make build         configure and build $(TEST_DIR) (sanitizers on)"
 	@echo "make unit          build, then run the test suites with ctest"
@@ -76,11 +78,11 @@ help:
 	@echo "make blktests-quick  7 block tests, control, cfq, deadline-fq and as as the default (part of make test;"
 	@echo "                   BLKTESTS_QUICK=DIR, default $(BLKTESTS_QUICK)); both on Debian 12's 6.1, KVER=7.2 (6.12,"
 	@echo "                   7.3): that kernel with build/kmod-7.2, files in build/blktests-7.2/ (blktests-quick-7.2/)"
-	@echo "make patches       the patch series for a kernel tree: out/patches-6.12/ and out/patches-6.1/"
-	@echo "make intree-check  apply each series to its linux-source (6.12, 6.1) and build block/ (=y, =m);"
+	@echo "make patches       the patch series for a kernel tree: out/patches-6.12/, out/patches-6.1/, out/patches-7.2/"
+	@echo "make intree-check  apply each series to its linux-source (6.12, 6.1, 7.2) and build block/ (=y, =m);"
 	@echo "                   intree-check-6.12: 6.12's only (part of make test)"
-	@echo "make vmtest-patched  build a patched 6.12 and a patched 6.1 kernel, run the VM suite on each with"
-	@echo "                   efq built in (KVER=6.12 or KVER=6.1: one; part of make test-full)"
+	@echo "make vmtest-patched  build patched 6.12, 6.1 and 7.2 kernels, without and with iocost, run the VM"
+	@echo "                   suite on each with efq built in (KVER=6.12, 6.1 or 7.2: one; part of make test-full)"
 	@echo "make vmtest-debug  the same on a KASAN + lockdep + kmemleak + fault-injection kernel (not in make test)"
 	@echo "make fuzz          build $(FUZZ_DIR) (clang, libFuzzer) and fuzz each of efqsim's inputs for"
 	@echo "                   FUZZ_SECONDS (default 60) seconds: job files, devices, blktrace, blkparse, the"
@@ -121,12 +123,13 @@ unit: build
 # make test: what CI runs (.ci/run), about 75 minutes on a fresh 2-core
 # machine (README: the parts' times): the whole VM suite on Debian 13's
 # 6.12 with the modules, 6.1's core files (vmtest-6.1-core) and
-# blktests-quick on Debian 12's 6.1, both patch series generated and
-# checked, the 6.12 one applied and built in-tree.  make test-full adds
-# the rest of 6.1's VM suite, the 6.1 series' in-tree build and the VM
-# suite on a patched 6.12 and a patched 6.1 kernel with efq built in,
-# each without and with iocost (vmtest-patched: four kernel builds and
-# four more VM runs, about 70 minutes more), and the systemd guest on
+# blktests-quick on Debian 12's 6.1, the three patch series generated
+# and checked, the 6.12 one applied and built in-tree.  make test-full
+# adds the rest of 6.1's VM suite, the whole suite on 7.2, the 6.1 and
+# 7.2 series' in-tree builds and the VM suite on a patched 6.12, 6.1 and
+# 7.2 kernel with efq built in, each without and with iocost
+# (vmtest-patched: six kernel builds and six more VM runs, about two
+# hours more), and the systemd guest on
 # Debian 12 and cgroup v1 (vmtest-systemd-v1, about 9 minutes), and the
 # whole matrix of weights and fsync'd commits on qemu's NVMe, SATA and
 # virtio disks (vmtest-disks).
@@ -353,12 +356,12 @@ run: setup
 	@JOBS=$(JOBS) scripts/run-demo $(RUN_ARGS)
 
 # --- the patch series for a kernel tree (Documentation/block/patch-series.rst)
-# Two series from the same files: against Debian 13's linux-source-6.12 and
-# Debian 12's linux-source-6.1 (6.12's tree is built in the chroot of
-# scripts/debian13).
-# patches:        out/patches-6.12/ and out/patches-6.1/ from block/ include/
-#                 Documentation/block/, checked (checkpatch --strict, git am,
-#                 patch -p1)
+# Three series from the same files: against Debian 13's linux-source-6.12,
+# Debian 12's linux-source-6.1 and trixie-backports' linux-source-7.2
+# (6.12's and 7.2's trees are built in the chroot of scripts/debian13).
+# patches:        out/patches-6.12/, out/patches-6.1/ and out/patches-7.2/
+#                 from block/ include/ Documentation/block/, checked
+#                 (checkpatch --strict, git am, patch -p1)
 # intree-check:   each series applied to its linux-source, block/ built =y
 #                 and =m with sparse and modpost; plus vmtest-patched's dry
 #                 runs
@@ -366,8 +369,8 @@ run: setup
 #                 VM suite (tests/vm/) in built-in mode; each kernel twice,
 #                 without iocost (efq's own io.weight) and with it
 #                 (--iocost: io.weight through the series' iocost
-#                 notifier); 6.12 then 6.1, or
-#                 KVER=6.12 / KVER=6.1 alone (a kernel build each: about 10
+#                 notifier); 6.12, 6.1 then 7.2, or
+#                 KVER=6.12 / KVER=6.1 / KVER=7.2 alone (a kernel build each: about 10
 #                 minutes the first time, 4 later; part of make test-full;
 #                 efqsim lists the tunables: needs build)
 .PHONY: patches intree-check intree-check-6.12 vmtest-patched vmtest-debug
@@ -378,17 +381,19 @@ intree-check: patches
 	@JOBS=$(JOBS) scripts/intree-check
 	@scripts/vmtest-patched --kernel 6.12 --dry-run
 	@scripts/vmtest-patched --kernel 6.1 --dry-run
+	@scripts/vmtest-patched --kernel 7.2 --dry-run
 	@scripts/vmtest-patched --debug --dry-run
 
-# intree-check-6.12 (make test): both series made and checked, the 6.12
-# one built in-tree; the dry runs of both kernels' vmtest-patched
+# intree-check-6.12 (make test): the three series made and checked, the
+# 6.12 one built in-tree; the dry runs of every kernel's vmtest-patched
 intree-check-6.12: patches
 	@JOBS=$(JOBS) scripts/intree-check --kernel 6.12
 	@scripts/vmtest-patched --kernel 6.12 --dry-run
 	@scripts/vmtest-patched --kernel 6.1 --dry-run
+	@scripts/vmtest-patched --kernel 7.2 --dry-run
 	@scripts/vmtest-patched --debug --dry-run
 
-PATCHED_KERNELS = $(if $(KVER),$(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/'),6.12 6.1)
+PATCHED_KERNELS = $(if $(KVER),$(shell echo $(KVER) | sed -E 's/^([0-9]+\.[0-9]+).*/\1/'),6.12 6.1 7.2)
 vmtest-patched: patches build
 	@set -e; for k in $(PATCHED_KERNELS); do JOBS=$(JOBS) scripts/vmtest-patched --kernel $$k; \
 		JOBS=$(JOBS) scripts/vmtest-patched --iocost --kernel $$k; done
