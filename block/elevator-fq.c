@@ -3124,18 +3124,27 @@ static void efq_debugfs_queue(struct seq_file *m, struct efq_data *efqd,
 }
 
 /*
- * The device a debugfs show reads, called with efq_debugfs_lock() held:
- * NULL once @q's elevator is no longer one of efq's (7.x removes the files
- * after the switch that ended the scheduler; efq-compat-7.2.h).  Every efq
- * scheduler's limit_depth is efq_limit_depth().
+ * Begin a debugfs show: take efq_debugfs_lock() and find the device.  On
+ * success *@efqd is NULL, with nothing held, once @q's elevator is no
+ * longer one of efq's (7.x removes the files after the switch that ended
+ * the scheduler; efq-compat-7.2.h), else the device, with the lock held
+ * until efq_debugfs_unlock().  Every efq scheduler's limit_depth is
+ * efq_limit_depth().
  */
-static struct efq_data *efq_debugfs_device(struct request_queue *q)
+static int efq_debugfs_enter(struct request_queue *q, struct efq_data **efqd)
 {
-	struct elevator_queue *e = q->elevator;
+	struct elevator_queue *e;
+	int ret = efq_debugfs_lock(q);
 
-	if (!e || e->type->ops.limit_depth != efq_limit_depth)
-		return NULL;
-	return e->elevator_data;
+	*efqd = NULL;
+	if (ret)
+		return ret;
+	e = q->elevator;
+	if (e && e->type->ops.limit_depth == efq_limit_depth)
+		*efqd = e->elevator_data;
+	else
+		efq_debugfs_unlock(q);
+	return 0;
 }
 
 /**
@@ -3158,12 +3167,9 @@ int efq_debugfs_state_show(void *data, struct seq_file *m)
 	path = kmalloc(EFQ_PATH_LEN, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
-	ret = efq_debugfs_lock(q);
-	if (ret)
+	ret = efq_debugfs_enter(q, &efqd);
+	if (ret || !efqd)
 		goto free;
-	efqd = efq_debugfs_device(q);
-	if (!efqd)
-		goto unlock;
 	spin_lock_irq(&efqd->lock);
 	seq_printf(m, "hierarchical=%d fairness=%u\n", efqd->hierarchical,
 		   efqd->fairness);
@@ -3182,7 +3188,6 @@ int efq_debugfs_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "\npreempted=%lu yields=%lu\n", efqd->nr_preempted,
 		   efqd->nr_yields);
 	spin_unlock_irq(&efqd->lock);
-unlock:
 	efq_debugfs_unlock(q);
 free:
 	kfree(path);
@@ -3254,18 +3259,14 @@ int efq_debugfs_trees_show(void *data, struct seq_file *m)
 	path = kmalloc(EFQ_PATH_LEN, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
-	ret = efq_debugfs_lock(q);
-	if (ret)
+	ret = efq_debugfs_enter(q, &efqd);
+	if (ret || !efqd)
 		goto free;
-	efqd = efq_debugfs_device(q);
-	if (!efqd)
-		goto unlock;
 	spin_lock_irq(&efqd->lock);
 	efq_debugfs_group(m, efqd, efqd->root_group, path);
 	list_for_each_entry(iog, &efqd->group_list, efqd_node)
 		efq_debugfs_group(m, efqd, iog, path);
 	spin_unlock_irq(&efqd->lock);
-unlock:
 	efq_debugfs_unlock(q);
 free:
 	kfree(path);
